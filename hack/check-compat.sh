@@ -20,26 +20,35 @@ if [ ${#upstreams[@]} -eq 0 ]; then
   upstreams=(github.com/kubeslice/worker-operator@v1.6.4 github.com/karmada-io/karmada@v1.16.0)
 fi
 
-# The modules whose version the upstream decides: our direct requirements.
-mapfile -t ours < <(cd "$root" && go mod edit -json | go run "$root/hack/tools/modreqs" direct)
+# modreqs is built once: `go run` of a path outside the temporary module
+# below is refused.
+tools=$(mktemp -d)
+trap 'rm -rf "$tools"' EXIT
+(cd "$root" && go build -o "$tools/modreqs" ./hack/tools/modreqs)
+modreqs() { "$tools/modreqs" "$@"; }
+
+# The modules whose version the upstream decides: those providing a package
+# that pkg/ (or its tests) imports directly.
+mapfile -t ours < <(cd "$root" && go list -f '{{join .Imports "\n"}}{{"\n"}}{{join .TestImports "\n"}}{{"\n"}}{{join .XTestImports "\n"}}' ./pkg/... |
+  sort -u | grep '\.' | grep -v "^$self/" | xargs go list -f '{{with .Module}}{{.Path}}{{end}}' | sort -u)
 
 for up in "${upstreams[@]}"; do
   echo "== compat: pkg/ against the dependency versions of $up"
-  upmod=$(go mod download -json "$up" | go run "$root/hack/tools/modreqs" gomod)
+  upmod=$(go mod download -json "$up" | modreqs gomod)
   work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
+  trap 'rm -rf "$work" "$tools"' EXIT
   mkdir -p "$work/lib"
   cp -R "$root/pkg/." "$work/lib/"
   # Rewrite imports the way the apply step does.
   grep -rl --include='*.go' "$self/pkg/" "$work/lib" | xargs -r sed -i "s#$self/pkg/#holdfast.compat/lib/#g"
-  goline=$(go mod edit -json "$upmod" | go run "$root/hack/tools/modreqs" go)
+  goline=$(go mod edit -json "$upmod" | modreqs go)
   {
     echo "module holdfast.compat"
     echo
     echo "go $goline"
   } >"$work/go.mod"
   for m in "${ours[@]}"; do
-    v=$(go mod edit -json "$upmod" | go run "$root/hack/tools/modreqs" version "$m")
+    v=$(go mod edit -json "$upmod" | modreqs version "$m")
     if [ -z "$v" ]; then
       echo "compat: $up does not depend on $m; pkg/ may only import what every upstream already has" >&2
       exit 1
@@ -52,7 +61,7 @@ for up in "${upstreams[@]}"; do
     # Fail if tidy had to raise any version the upstream pins: the copied code
     # would then not build in the upstream tree with its own go.mod.
     for m in "${ours[@]}"; do
-      want=$(go mod edit -json "$upmod" | go run "$root/hack/tools/modreqs" version "$m")
+      want=$(go mod edit -json "$upmod" | modreqs version "$m")
       got=$(go list -m -f '{{.Version}}' "$m")
       if [ "$want" != "$got" ]; then
         echo "compat: $m resolved to $got, but $up pins $want" >&2
@@ -63,5 +72,4 @@ for up in "${upstreams[@]}"; do
     go test -count=1 ./...
   )
   rm -rf "$work"
-  trap - EXIT
 done

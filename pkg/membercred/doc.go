@@ -1,0 +1,46 @@
+// Package membercred is the credential transport for long-lived Kubernetes
+// clients whose bearer token can change under them.
+//
+// It has two halves that must not be confused:
+//
+//   - SecretTokenSource: the credential of a push-mode Karmada MEMBER cluster.
+//     Karmada's BuildClusterConfig copies the token out of the cluster's Secret
+//     into rest.Config.BearerToken once, so long-lived informers keep a frozen
+//     token and fail with 401 forever after the Secret is rotated and the old
+//     token revoked. A SecretTokenSource re-reads the Secret every
+//     RefreshPeriod (stale-while-revalidate: no request ever waits behind a
+//     read while a token is cached) and, on a 401, forces a coalesced re-read
+//     and replays the request once with the new token, so a caller never sees
+//     a 401 while the Secret already holds a valid token. Install it with
+//     cfg.Wrap(src.WrapTransport) AFTER any wrapper that type-asserts its inner
+//     round tripper (Karmada's proxy-header wrapper expects *http.Transport).
+//     The glue should keep one source per cluster (not one per rest.Config
+//     built) and call Metrics.Forget when a cluster is removed.
+//
+//   - OwnCredentialGuard: the process's OWN API-server credential. A process
+//     whose ServiceAccount was deleted and recreated keeps running and Ready
+//     while every request fails with 401. The guard re-reads the credential on
+//     a 401 (BearerTokenFile only), counts 401s that persist after that, and
+//     after Threshold of them in a row within Window either exits the process
+//     or reports unhealthy through a healthz-shaped checker. It is a separate
+//     type with its own installer (InstallOnOwnConfig) that refuses a
+//     rest.Config already carrying a member token wrapper: one bad member
+//     Secret must never crash-loop the whole Karmada controller-manager.
+//
+// What it draws on: client-go's transport package (transport.WrapperFunc,
+// utilnet.RoundTripperWrapper, the bearerAuthRoundTripper request cloning,
+// the file token source's trimming and its reasoned refresh period), and
+// oauth2.TokenSource. It goes beyond client-go where client-go is weak:
+// cachingTokenSource holds its write lock while the source is read, and
+// ResettableTokenSourceWrapTransport resets on a 401 but still fails that
+// request, which costs an informer a failed LIST/WATCH plus reflector backoff.
+//
+// Metrics (prefix holdfast_member_credential_ and holdfast_own_credential_)
+// are registered on a caller-supplied prometheus.Registerer so they appear
+// inside the upstream binary's own metrics endpoint. No token ever appears in
+// a log line, error, metric or Health value.
+//
+// Imports are limited to what every pinned upstream already depends on
+// (client-go, apimachinery, klog/logr, client_golang, oauth2, k8s.io/utils):
+// this package is copied into each upstream tree.
+package membercred

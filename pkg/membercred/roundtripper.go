@@ -1,0 +1,96 @@
+package membercred
+
+import (
+	"net/http"
+
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/transport"
+)
+
+// WrapTransport puts the member cluster's current token on every request
+// that does not already carry an Authorization header. It is a
+// transport.WrapperFunc: use it as cfg.Wrap(src.WrapTransport), with
+// cfg.BearerToken left empty (client-go's own bearer wrapper sits outside
+// WrapTransport and would otherwise set the frozen token first).
+//
+// On a 401 it forces a coalesced re-read of the Secret; if that yields a
+// token other than the one the request was sent with, and the request can be
+// replayed, the 401 is discarded and the request is sent once more with the
+// new token. Otherwise the 401 is returned untouched. A request is never sent
+// more than twice.
+func (s *SecretTokenSource) WrapTransport(rt http.RoundTripper) http.RoundTripper {
+	return &memberTokenRoundTripper{source: s, next: rt}
+}
+
+var _ transport.WrapperFunc = (*SecretTokenSource)(nil).WrapTransport
+
+// memberTokenRoundTripper is the member side; OwnCredentialGuard looks for
+// this type to refuse being installed next to it.
+type memberTokenRoundTripper struct {
+	source *SecretTokenSource
+	next   http.RoundTripper
+}
+
+var _ utilnet.RoundTripperWrapper = (*memberTokenRoundTripper)(nil)
+
+func (rt *memberTokenRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	// An explicit Authorization wins, as in every client-go auth round
+	// tripper (it is how --token and rest.Config.BearerToken override).
+	if req.Header.Get("Authorization") != "" {
+		return rt.next.RoundTrip(req)
+	}
+	s := rt.source
+	tok, err := s.token(req.Context())
+	if err != nil {
+		closeRequestBody(req)
+		return nil, err
+	}
+	resp, err := rt.next.RoundTrip(withAuthorization(req, tok.header))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusUnauthorized {
+		s.noteAccepted()
+		return resp, nil
+	}
+	return rt.onUnauthorized(req, tok, resp)
+}
+
+// onUnauthorized is where this goes beyond client-go's
+// ResettableTokenSourceWrapTransport, which resets its cache on a 401 but
+// still fails the request: for an informer that is a failed LIST/WATCH plus
+// reflector backoff per rotation, here it is one extra round trip.
+func (rt *memberTokenRoundTripper) onUnauthorized(req *http.Request, sent *cachedToken, resp *http.Response) (*http.Response, error) {
+	s := rt.source
+	s.metrics.memberUnauthorized(s.cluster)
+	fresh, err := s.tokenAfterUnauthorized(req.Context(), sent)
+	if err != nil {
+		return resp, nil // the caller gave up; its 401 is still intact
+	}
+	if fresh.token == sent.token {
+		s.notePersisted401() // the Secret itself holds the rejected token
+		return resp, nil
+	}
+	replay, ok := replayable(req)
+	if !ok {
+		return resp, nil // the next request carries the fresh token
+	}
+	discard(resp)
+	resp, err = rt.next.RoundTrip(withAuthorization(replay, fresh.header))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		s.notePersisted401()
+		return resp, nil
+	}
+	s.metrics.memberRecovered(s.cluster)
+	s.noteAccepted()
+	return resp, nil
+}
+
+func (rt *memberTokenRoundTripper) CancelRequest(req *http.Request) {
+	tryCancelRequest(rt.next, req)
+}
+
+func (rt *memberTokenRoundTripper) WrappedRoundTripper() http.RoundTripper { return rt.next }

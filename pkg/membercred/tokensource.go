@@ -1,0 +1,348 @@
+package membercred
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/oauth2"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
+)
+
+// ErrNoToken is wrapped by the error a request gets when no token has ever
+// been read for its member cluster. Such a request is not sent: an
+// unauthenticated request would only add a misleading 401 or, worse, succeed
+// as system:anonymous.
+var ErrNoToken = errors.New("no bearer token")
+
+// SecretTokenSource serves the bearer token of one member cluster from its
+// Secret. It is safe for concurrent use and owns no goroutine between
+// requests: an expired token is refreshed by a short-lived goroutine started
+// by the request that notices, while every request keeps using the cached
+// (stale) token; only with no token cached do requests wait for a read.
+type SecretTokenSource struct {
+	cluster   string
+	namespace string
+	name      string
+	secretRef string // "namespace/name", for messages
+	getter    SecretGetter
+	period    time.Duration
+	metrics   *Metrics
+	log       logr.Logger
+	clock     clock.PassiveClock
+
+	// current is the hot path: requests load it without any lock. It is nil
+	// until a token is known and never goes back to nil.
+	current atomic.Pointer[cachedToken]
+	// reading mirrors inFlight != nil so that requests carrying a stale
+	// token skip the mutex while a refresh is already under way.
+	reading atomic.Bool
+	// persisted401 counts 401s that persisted after a fresh read, with no
+	// other response in between. Atomic: every accepted response checks it.
+	persisted401 atomic.Int64
+
+	// mu guards the fields below. It is never held while the getter runs,
+	// which is the difference from client-go's cachingTokenSource.
+	mu          sync.Mutex
+	inFlight    *secretRead // the read under way, nil if none
+	lastRead    *secretRead // the most recently completed read
+	lastRefresh time.Time
+	lastError   string
+	lastReason  string
+	failures    int
+}
+
+// cachedToken is an immutable snapshot published through an atomic pointer.
+type cachedToken struct {
+	token string
+	// header is "Bearer " + token, built once per read so that the request
+	// path does not concatenate (and allocate) per request.
+	header string
+	// refreshAt is when the Secret should be read again; past it the token
+	// is still served while one background read runs.
+	refreshAt time.Time
+}
+
+func newCachedToken(token string, refreshAt time.Time) *cachedToken {
+	return &cachedToken{token: token, header: "Bearer " + token, refreshAt: refreshAt}
+}
+
+// secretRead is one call of the getter. Callers that need its outcome wait
+// on done; completed and err are written before done is closed.
+//
+// This is a hand-written single flight: golang.org/x/sync is not a
+// dependency of every upstream this package is copied into, and the few
+// lines here also decide WHEN a caller may join a read, which
+// singleflight.Group cannot express (a demand read reuses a result that
+// completed under MinForcedRefreshInterval ago).
+type secretRead struct {
+	done      chan struct{}
+	completed time.Time
+	err       error // nil when the read yielded a usable token
+}
+
+// alreadyDone stands for "no read needed": its channel is closed.
+var alreadyDone = func() *secretRead {
+	r := &secretRead{done: make(chan struct{})}
+	close(r.done)
+	return r
+}()
+
+// readCause says why a read is wanted; it decides whether an existing
+// outcome is good enough.
+type readCause int
+
+const (
+	readExpired      readCause = iota // the cached token passed refreshAt
+	readNoToken                       // nothing cached; the caller waits
+	readUnauthorized                  // a request got 401 with the cached token
+)
+
+var _ oauth2.TokenSource = (*SecretTokenSource)(nil)
+
+// NewSecretTokenSource validates opts and returns a source. It does not read
+// the Secret: with InitialToken it has a fresh token already, without it the
+// first request reads.
+func NewSecretTokenSource(opts SecretTokenSourceOptions) (*SecretTokenSource, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("membercred: invalid SecretTokenSourceOptions: %w", err)
+	}
+	opts = opts.withDefaults()
+	s := &SecretTokenSource{
+		cluster:   opts.Cluster,
+		namespace: opts.Namespace,
+		name:      opts.Name,
+		secretRef: opts.Namespace + "/" + opts.Name,
+		getter:    opts.Getter,
+		period:    opts.RefreshPeriod,
+		metrics:   opts.Metrics,
+		log:       opts.Logger.WithValues("cluster", opts.Cluster, "secret", opts.Namespace+"/"+opts.Name),
+		clock:     opts.Clock,
+	}
+	if opts.InitialToken != "" {
+		token, _ := normalizeToken([]byte(opts.InitialToken)) // Validate accepted it
+		now := s.clock.Now()
+		s.current.Store(newCachedToken(token, now.Add(s.period)))
+		s.lastRefresh = now
+		s.metrics.confirmed(s.cluster, now)
+	}
+	return s, nil
+}
+
+// Token implements oauth2.TokenSource. The returned token has no Expiry on
+// purpose: this source does its own caching, and a wrapping cache (oauth2's
+// ReuseTokenSource, client-go's NewCachedTokenSource) would only add a
+// second, lock-holding layer.
+func (s *SecretTokenSource) Token() (*oauth2.Token, error) {
+	tok, err := s.token(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return &oauth2.Token{AccessToken: tok.token, TokenType: "Bearer"}, nil
+}
+
+// token returns the token to send. It blocks only when none is cached.
+func (s *SecretTokenSource) token(ctx context.Context) (*cachedToken, error) {
+	tok := s.current.Load()
+	if tok == nil {
+		return s.awaitFirstToken(ctx)
+	}
+	if !s.clock.Now().Before(tok.refreshAt) && !s.reading.Load() {
+		s.startRead(readExpired, nil) // stale-while-revalidate: do not wait
+	}
+	return tok, nil
+}
+
+func (s *SecretTokenSource) awaitFirstToken(ctx context.Context) (*cachedToken, error) {
+	read := s.startRead(readNoToken, nil)
+	select {
+	case <-read.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("member cluster %q: waiting for the token from Secret %s: %w", s.cluster, s.secretRef, ctx.Err())
+	}
+	if tok := s.current.Load(); tok != nil {
+		return tok, nil
+	}
+	if read.err != nil {
+		return nil, read.err
+	}
+	return nil, s.noTokenError("was not read")
+}
+
+// tokenAfterUnauthorized returns the token to replay a request with after
+// it got 401 with sent: a token another goroutine already read, or the
+// outcome of a forced (coalesced) read of the Secret. It may return sent
+// itself when the Secret still holds it.
+func (s *SecretTokenSource) tokenAfterUnauthorized(ctx context.Context, sent *cachedToken) (*cachedToken, error) {
+	read := s.startRead(readUnauthorized, sent)
+	select {
+	case <-read.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return s.current.Load(), nil // non-nil: sent came from it
+}
+
+// startRead joins the read under way or starts one, unless the cause is
+// already satisfied; it never blocks on the getter. It returns nil only for
+// readExpired when another read has refreshed the token meanwhile.
+func (s *SecretTokenSource) startRead(cause readCause, sent *cachedToken) *secretRead {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight != nil {
+		return s.inFlight
+	}
+	now := s.clock.Now()
+	cur := s.current.Load()
+	switch cause {
+	case readExpired:
+		if cur != nil && now.Before(cur.refreshAt) {
+			return nil
+		}
+	case readNoToken:
+		if cur != nil {
+			return alreadyDone
+		}
+		if s.recentRead(now) {
+			return s.lastRead // its error is still news; do not hammer the getter
+		}
+	case readUnauthorized:
+		if cur != nil && cur.token != sent.token {
+			return alreadyDone // another request already picked up a new token
+		}
+		if s.recentRead(now) {
+			return s.lastRead
+		}
+	}
+	read := &secretRead{done: make(chan struct{})}
+	s.inFlight = read
+	s.reading.Store(true)
+	go s.read(read)
+	return read
+}
+
+// recentRead reports whether a read completed under MinForcedRefreshInterval
+// ago. Callers hold s.mu.
+func (s *SecretTokenSource) recentRead(now time.Time) bool {
+	return s.lastRead != nil && now.Sub(s.lastRead.completed) < MinForcedRefreshInterval
+}
+
+// read calls the getter once and publishes the outcome.
+func (s *SecretTokenSource) read(r *secretRead) {
+	token, reason, detail := tokenFromSecret(s.callGetter())
+	now := s.clock.Now()
+
+	s.mu.Lock()
+	prev := s.current.Load()
+	prevReason := s.lastReason
+	if reason == "" {
+		s.current.Store(newCachedToken(token, now.Add(s.period)))
+		s.lastRefresh = now
+		s.lastError, s.lastReason, s.failures = "", "", 0
+	} else {
+		detail = redact(detail, prev)
+		if prev != nil {
+			// Keep the last good token, and do not read again before the next
+			// period: a broken Secret costs no more reads than a good one.
+			// A revoked token still forces a read through the 401 path.
+			s.current.Store(&cachedToken{token: prev.token, header: prev.header, refreshAt: now.Add(s.period)})
+		}
+		s.lastError, s.lastReason = detail, reason
+		s.failures++
+		r.err = s.noTokenError(detail)
+	}
+	r.completed = now
+	s.mu.Unlock()
+
+	// Log and count outside the lock but before the read is marked done, so
+	// that whoever sees it done (a waiter, the next read, a test) also sees
+	// its log line and metrics. Requests are not held up: the new token is
+	// already published and stale-token requests never wait for a read.
+	s.recordRead(prev, token, prevReason, reason, detail, now)
+
+	s.mu.Lock()
+	s.lastRead = r
+	s.inFlight = nil
+	s.reading.Store(false)
+	s.mu.Unlock()
+	close(r.done)
+}
+
+// callGetter shields the process from a panicking getter: the read runs on
+// its own goroutine, where a panic would take down the whole controller
+// manager for the sake of one member cluster.
+func (s *SecretTokenSource) callGetter() (secret *corev1.Secret, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			secret, err = nil, fmt.Errorf("getter panicked: %v", p)
+		}
+	}()
+	return s.getter(s.namespace, s.name)
+}
+
+// recordRead logs changes of state (never every read) and counts the read.
+func (s *SecretTokenSource) recordRead(prev *cachedToken, token, prevReason, reason, detail string, at time.Time) {
+	if reason != "" {
+		s.metrics.refreshFailed(s.cluster, reason)
+		if reason != prevReason {
+			msg := "Cannot read the member cluster token from its Secret; keeping the last good token"
+			if prev == nil {
+				msg = "Cannot read the member cluster token from its Secret; requests to the member fail until it is fixed"
+			}
+			s.log.Error(errors.New(detail), msg, "reason", reason)
+		}
+		return
+	}
+	s.metrics.refreshed(s.cluster, at)
+	if prevReason != "" {
+		s.log.Info("Member cluster token is readable from its Secret again", "previousReason", prevReason)
+	}
+	if prev != nil && prev.token != token {
+		s.log.V(2).Info("Picked up a rotated member cluster token from its Secret")
+	}
+}
+
+func (s *SecretTokenSource) noTokenError(detail string) error {
+	return fmt.Errorf("member cluster %q: %w: Secret %s %s", s.cluster, ErrNoToken, s.secretRef, detail)
+}
+
+// notePersisted401 records a 401 that persisted after a fresh read, logging
+// once when such a run starts.
+func (s *SecretTokenSource) notePersisted401() {
+	s.metrics.memberPersisted(s.cluster)
+	if s.persisted401.Add(1) == 1 {
+		s.log.Error(nil, "Member cluster rejects its credential (401 Unauthorized) and re-reading the Secret gave no other token; update the Secret with a valid token")
+	}
+}
+
+// noteAccepted ends a run of persisted 401s, logging once if there was one.
+// It costs one atomic load in the common case.
+func (s *SecretTokenSource) noteAccepted() {
+	if s.persisted401.Load() == 0 {
+		return
+	}
+	if n := s.persisted401.Swap(0); n != 0 {
+		s.log.Info("Member cluster accepts its credential again", "persisted401s", n)
+	}
+}
+
+// Health returns a snapshot of this credential's state.
+func (s *SecretTokenSource) Health() Health {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Health{
+		Cluster:                    s.cluster,
+		Secret:                     s.secretRef,
+		HasToken:                   s.current.Load() != nil,
+		LastRefresh:                s.lastRefresh,
+		LastError:                  s.lastError,
+		LastErrorReason:            s.lastReason,
+		ConsecutiveRefreshFailures: s.failures,
+		ConsecutivePersisted401s:   int(s.persisted401.Load()),
+	}
+}
