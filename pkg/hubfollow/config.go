@@ -1,0 +1,169 @@
+package hubfollow
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// Environment variables tuning the follower (upstream HA branch's names).
+const (
+	EnvResolveInterval     = "HUB_RESOLVE_INTERVAL"
+	EnvResolveTimeout      = "HUB_RESOLVE_TIMEOUT"
+	EnvSwitchConfirmations = "HUB_SWITCH_CONFIRMATIONS"
+	// EnvClusterName and EnvProjectNamespace locate the worker's own Cluster
+	// CR on a hub; worker-operator v1.6.4 already reads both.
+	EnvClusterName      = "CLUSTER_NAME"
+	EnvProjectNamespace = "HUB_PROJECT_NAMESPACE"
+)
+
+// Defaults are upstream's HA branch's, kept so one set of manifests works with
+// either build.
+const (
+	// DefaultResolveInterval is how often both hubs are polled once running.
+	// A follower needs DefaultSwitchConfirmations polls to move, so it follows
+	// a failover ~20s after the Standby publishes; that is small next to a
+	// controller promotion and costs each hub one GET per worker per 10s.
+	DefaultResolveInterval = 10 * time.Second
+	// DefaultResolveTimeout bounds every read of a hub. A healthy API server
+	// answers a GET in milliseconds; 5s rides out a slow one while keeping a
+	// round well inside the interval (without a bound, an API server that
+	// accepts and never answers holds a read until the OS TCP timeout).
+	DefaultResolveTimeout = 5 * time.Second
+	// DefaultSwitchConfirmations is how many consecutive polls must name the
+	// same new hub before the worker moves: 2 is the smallest number that
+	// stops one divergent poll from moving a worker.
+	DefaultSwitchConfirmations = 2
+)
+
+// Config is the follower's configuration. Zero durations and counts take the
+// documented defaults, so a hand-built Config needs only the connections and
+// the Cluster CR's location.
+type Config struct {
+	// Primary is the hub configured by HUB_HOST_ENDPOINT; it is used when no
+	// hub publishes a usable claim, exactly as v1.6.4 uses it.
+	Primary Connection
+	// Secondary is the other hub; an empty Endpoint turns the feature off.
+	Secondary Connection
+	// ClusterName and ProjectNamespace locate this worker's Cluster CR on each
+	// hub (CLUSTER_NAME, HUB_PROJECT_NAMESPACE).
+	ClusterName      string
+	ProjectNamespace string
+	// ResolveInterval is the poll period (HUB_RESOLVE_INTERVAL, default 10s).
+	ResolveInterval time.Duration
+	// ResolveTimeout bounds each read of one hub (HUB_RESOLVE_TIMEOUT,
+	// default 5s).
+	ResolveTimeout time.Duration
+	// SwitchConfirmations is how many consecutive polls must name the same new
+	// hub before the worker switches (HUB_SWITCH_CONFIRMATIONS, default 2).
+	SwitchConfirmations int
+}
+
+// ConfigFromEnv reads the configuration with upstream's variable names and
+// defaults. It never fails: an invalid tuning value falls back to its default
+// with one warning naming the variable, and a secondary hub that cannot work
+// (same hub as the primary, unusable URL, Cluster CR not locatable) turns the
+// feature off with one message saying why, leaving the worker exactly as
+// v1.6.4 would run it.
+func ConfigFromEnv(lookup LookupEnvFunc, log logr.Logger) Config {
+	cfg := Config{
+		Primary:             PrimaryFromEnv(lookup),
+		Secondary:           SecondaryFromEnv(lookup),
+		ClusterName:         getEnv(lookup, EnvClusterName),
+		ProjectNamespace:    getEnv(lookup, EnvProjectNamespace),
+		ResolveInterval:     durationFromEnv(lookup, log, EnvResolveInterval, DefaultResolveInterval),
+		ResolveTimeout:      durationFromEnv(lookup, log, EnvResolveTimeout, DefaultResolveTimeout),
+		SwitchConfirmations: countFromEnv(lookup, log, EnvSwitchConfirmations, DefaultSwitchConfirmations),
+	}
+	if cfg.Secondary.Endpoint == "" {
+		return cfg
+	}
+	if reason := cfg.disabledReason(); reason != "" {
+		log.Error(nil, "Hub failover following is OFF; the worker stays on the primary hub", "reason", reason)
+		return cfg
+	}
+	if cfg.ResolveTimeout >= cfg.ResolveInterval {
+		// Allowed: rounds never overlap (the next tick waits for the current
+		// round), so a long timeout cannot pile up reads; it only stretches
+		// the poll period while a hub hangs. Worth saying once, though.
+		log.Info("Hub resolve timeout is not shorter than the interval; a hung hub stretches the poll period to the timeout",
+			EnvResolveTimeout, cfg.ResolveTimeout.String(), EnvResolveInterval, cfg.ResolveInterval.String())
+	}
+	return cfg
+}
+
+// Enabled reports whether the worker follows hub failover. It is false when
+// HUB_SECONDARY_HOST_ENDPOINT is unset (every non-HA deployment) and when the
+// secondary cannot work; then Start builds nothing and contacts nobody.
+func (c Config) Enabled() bool {
+	return c.disabledReason() == ""
+}
+
+// disabledReason says why the feature is off, or "" when it is on.
+func (c Config) disabledReason() string {
+	if c.Secondary.Endpoint == "" {
+		return EnvSecondaryEndpoint + " is not set"
+	}
+	primary, err := normalizeEndpoint(c.Primary.Endpoint)
+	if err != nil {
+		return fmt.Sprintf("%s %q cannot be compared with hub claims: %v", EnvPrimaryEndpoint, redactEndpoint(c.Primary.Endpoint), err)
+	}
+	secondary, err := normalizeEndpoint(c.Secondary.Endpoint)
+	if err != nil {
+		return fmt.Sprintf("%s %q cannot be used: %v", EnvSecondaryEndpoint, redactEndpoint(c.Secondary.Endpoint), err)
+	}
+	if primary == secondary {
+		return fmt.Sprintf("%s names the same hub as %s (%s); set it to the other hub's endpoint", EnvSecondaryEndpoint, EnvPrimaryEndpoint, primary)
+	}
+	if c.ClusterName == "" {
+		return EnvClusterName + " is empty, so this worker's Cluster CR cannot be located on the hubs"
+	}
+	if c.ProjectNamespace == "" {
+		return EnvProjectNamespace + " is empty, so this worker's Cluster CR cannot be located on the hubs"
+	}
+	return ""
+}
+
+// withDefaults fills zero or negative tuning values with the defaults.
+func (c Config) withDefaults() Config {
+	if c.ResolveInterval <= 0 {
+		c.ResolveInterval = DefaultResolveInterval
+	}
+	if c.ResolveTimeout <= 0 {
+		c.ResolveTimeout = DefaultResolveTimeout
+	}
+	if c.SwitchConfirmations <= 0 {
+		c.SwitchConfirmations = DefaultSwitchConfirmations
+	}
+	return c
+}
+
+func durationFromEnv(lookup LookupEnvFunc, log logr.Logger, key string, def time.Duration) time.Duration {
+	raw, ok := lookup(key)
+	if !ok || raw == "" {
+		return def
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil || d <= 0 {
+		log.Info("Ignoring invalid hub follower setting; using the default",
+			"variable", key, "value", raw, "default", def.String(), "want", "a positive Go duration such as 10s")
+		return def
+	}
+	return d
+}
+
+func countFromEnv(lookup LookupEnvFunc, log logr.Logger, key string, def int) int {
+	raw, ok := lookup(key)
+	if !ok || raw == "" {
+		return def
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n <= 0 {
+		log.Info("Ignoring invalid hub follower setting; using the default",
+			"variable", key, "value", raw, "default", def, "want", "a positive integer")
+		return def
+	}
+	return n
+}

@@ -1,0 +1,172 @@
+package hubfollow
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+func haEnv(extra map[string]string) map[string]string {
+	env := map[string]string{
+		EnvPrimaryEndpoint:   "https://hub-a.example.com:6443",
+		EnvSecondaryEndpoint: "https://hub-b.example.com:6443",
+		EnvClusterName:       testCluster,
+		EnvProjectNamespace:  testNamespace,
+	}
+	for k, v := range extra {
+		env[k] = v
+	}
+	return env
+}
+
+func TestConfigFromEnvDefaults(t *testing.T) {
+	sink, log := newLogSink()
+	cfg := ConfigFromEnv(envMap(haEnv(nil)), log)
+	if !cfg.Enabled() {
+		t.Fatalf("Enabled() = false with both hubs configured: %s", cfg.disabledReason())
+	}
+	if cfg.ResolveInterval != 10*time.Second || cfg.ResolveTimeout != 5*time.Second || cfg.SwitchConfirmations != 2 {
+		t.Errorf("defaults = %v/%v/%d, want upstream's 10s/5s/2", cfg.ResolveInterval, cfg.ResolveTimeout, cfg.SwitchConfirmations)
+	}
+	if cfg.ClusterName != testCluster || cfg.ProjectNamespace != testNamespace {
+		t.Errorf("Cluster CR location = %s/%s", cfg.ProjectNamespace, cfg.ClusterName)
+	}
+	if got := sink.all(); got != "" {
+		t.Errorf("valid configuration logged:\n%s", got)
+	}
+}
+
+func TestConfigFromEnvInvalidValueFallsBackWithOneWarning(t *testing.T) {
+	tests := []struct {
+		variable, value string
+		check           func(Config) bool
+	}{
+		{EnvResolveInterval, "ten seconds", func(c Config) bool { return c.ResolveInterval == DefaultResolveInterval }},
+		{EnvResolveInterval, "10", func(c Config) bool { return c.ResolveInterval == DefaultResolveInterval }},
+		{EnvResolveInterval, "0s", func(c Config) bool { return c.ResolveInterval == DefaultResolveInterval }},
+		{EnvResolveInterval, "-3s", func(c Config) bool { return c.ResolveInterval == DefaultResolveInterval }},
+		{EnvResolveTimeout, "soon", func(c Config) bool { return c.ResolveTimeout == DefaultResolveTimeout }},
+		{EnvResolveTimeout, "0", func(c Config) bool { return c.ResolveTimeout == DefaultResolveTimeout }},
+		{EnvSwitchConfirmations, "two", func(c Config) bool { return c.SwitchConfirmations == DefaultSwitchConfirmations }},
+		{EnvSwitchConfirmations, "0", func(c Config) bool { return c.SwitchConfirmations == DefaultSwitchConfirmations }},
+		{EnvSwitchConfirmations, "-1", func(c Config) bool { return c.SwitchConfirmations == DefaultSwitchConfirmations }},
+		{EnvSwitchConfirmations, "1.5", func(c Config) bool { return c.SwitchConfirmations == DefaultSwitchConfirmations }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.variable+"="+tt.value, func(t *testing.T) {
+			sink, log := newLogSink()
+			cfg := ConfigFromEnv(envMap(haEnv(map[string]string{tt.variable: tt.value})), log)
+			if !tt.check(cfg) {
+				t.Errorf("config %+v did not fall back to the default", cfg)
+			}
+			if n := sink.count(tt.variable); n != 1 {
+				t.Errorf("%d log lines name %s, want exactly one:\n%s", n, tt.variable, sink.all())
+			}
+			if !cfg.Enabled() {
+				t.Errorf("an invalid tuning value turned the feature off")
+			}
+		})
+	}
+}
+
+func TestConfigFromEnvValidValues(t *testing.T) {
+	cfg := ConfigFromEnv(envMap(haEnv(map[string]string{
+		EnvResolveInterval: "30s", EnvResolveTimeout: "1500ms", EnvSwitchConfirmations: "3",
+	})), logr.Discard())
+	if cfg.ResolveInterval != 30*time.Second || cfg.ResolveTimeout != 1500*time.Millisecond || cfg.SwitchConfirmations != 3 {
+		t.Errorf("got %v/%v/%d, want 30s/1.5s/3", cfg.ResolveInterval, cfg.ResolveTimeout, cfg.SwitchConfirmations)
+	}
+}
+
+func TestConfigFromEnvTimeoutNotShorterThanIntervalIsKeptAndSaid(t *testing.T) {
+	sink, log := newLogSink()
+	cfg := ConfigFromEnv(envMap(haEnv(map[string]string{EnvResolveInterval: "3s"})), log)
+	if cfg.ResolveTimeout != DefaultResolveTimeout || cfg.ResolveInterval != 3*time.Second {
+		t.Errorf("got interval %v timeout %v; the operator's values should be kept", cfg.ResolveInterval, cfg.ResolveTimeout)
+	}
+	if n := sink.count(EnvResolveTimeout); n != 1 {
+		t.Errorf("%d lines name %s, want one:\n%s", n, EnvResolveTimeout, sink.all())
+	}
+}
+
+func TestConfigFromEnvFeatureOff(t *testing.T) {
+	tests := []struct {
+		name       string
+		env        map[string]string
+		wantLog    string // "" means nothing is logged
+		wantReason string
+	}{
+		{
+			name:       "secondary unset",
+			env:        map[string]string{EnvPrimaryEndpoint: "https://hub-a.example.com:6443"},
+			wantReason: EnvSecondaryEndpoint + " is not set",
+		},
+		{
+			name:       "secondary equals primary after normalisation",
+			env:        haEnv(map[string]string{EnvPrimaryEndpoint: "https://hub-a.example.com", EnvSecondaryEndpoint: "HTTPS://HUB-A.example.com:443/"}),
+			wantLog:    "names the same hub",
+			wantReason: "names the same hub",
+		},
+		{
+			name:       "secondary not a URL",
+			env:        haEnv(map[string]string{EnvSecondaryEndpoint: "ftp://hub-b"}),
+			wantLog:    EnvSecondaryEndpoint,
+			wantReason: EnvSecondaryEndpoint,
+		},
+		{
+			name:       "secondary with userinfo",
+			env:        haEnv(map[string]string{EnvSecondaryEndpoint: "https://admin:s3cret@hub-b"}),
+			wantLog:    "userinfo",
+			wantReason: "userinfo",
+		},
+		{
+			name:       "primary unusable",
+			env:        haEnv(map[string]string{EnvPrimaryEndpoint: ""}),
+			wantLog:    EnvPrimaryEndpoint,
+			wantReason: EnvPrimaryEndpoint,
+		},
+		{
+			name:       "cluster name missing",
+			env:        haEnv(map[string]string{EnvClusterName: ""}),
+			wantLog:    EnvClusterName,
+			wantReason: EnvClusterName,
+		},
+		{
+			name:       "project namespace missing",
+			env:        haEnv(map[string]string{EnvProjectNamespace: ""}),
+			wantLog:    EnvProjectNamespace,
+			wantReason: EnvProjectNamespace,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sink, log := newLogSink()
+			cfg := ConfigFromEnv(envMap(tt.env), log)
+			if cfg.Enabled() {
+				t.Fatal("Enabled() = true")
+			}
+			if r := cfg.disabledReason(); !strings.Contains(r, tt.wantReason) {
+				t.Errorf("reason %q does not mention %q", r, tt.wantReason)
+			}
+			logs := sink.all()
+			switch {
+			case tt.wantLog == "" && logs != "":
+				t.Errorf("unexpected log:\n%s", logs)
+			case tt.wantLog != "" && sink.count(tt.wantLog) != 1:
+				t.Errorf("want one line mentioning %q, got:\n%s", tt.wantLog, logs)
+			}
+			if strings.Contains(logs, "s3cret") {
+				t.Errorf("log leaks userinfo:\n%s", logs)
+			}
+		})
+	}
+}
+
+func TestConfigWithDefaults(t *testing.T) {
+	got := Config{}.withDefaults()
+	if got.ResolveInterval != DefaultResolveInterval || got.ResolveTimeout != DefaultResolveTimeout || got.SwitchConfirmations != DefaultSwitchConfirmations {
+		t.Errorf("withDefaults() = %+v", got)
+	}
+}
