@@ -1,0 +1,151 @@
+// Command holdfast is the distribution's build tool: it verifies the pins,
+// fetches pristine upstream source, lays holdfast's libraries, overlay and
+// patch series onto it, and reports how the series fares on a new upstream
+// version. hack/apply-patches.sh and the Makefile call it; see
+// docs/pipeline.md.
+//
+// Usage:
+//
+//	holdfast pins verify [--upstream NAME]
+//	holdfast fetch   --upstream NAME [--version V]
+//	holdfast apply   --upstream NAME [--version V | --all] [--out DIR] [--patched-only]
+//	holdfast rebase  --upstream NAME --version V [--series DIR] [--update-pins]
+//	holdfast version
+//
+// Every command takes --root (the repository, default "."). Exit status is
+// 0 on success, 1 when the work failed (a pin that does not verify, a patch
+// that does not apply, a rebase with conflicts), 2 on a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline"
+)
+
+// errUsage marks an error that should be followed by usage and exit 2.
+var errUsage = errors.New("usage")
+
+const usage = `usage:
+  holdfast pins verify [--upstream NAME]                 check every pin: download, h1:, series headers
+  holdfast fetch   --upstream NAME [--version V]         download and verify pristine source; print its folder
+  holdfast apply   --upstream NAME [--version V | --all] build patched and pristine trees under _output/trees
+                   [--out DIR] [--patched-only]
+  holdfast rebase  --upstream NAME --version V           try the series on another upstream version
+                   [--series DIR] [--update-pins]
+  holdfast version
+common flags: --root DIR (holdfast repository, default ".")
+`
+
+type command struct {
+	name string
+	run  func(ctx context.Context, env *env, args []string) error
+}
+
+var commands = []command{
+	{"pins", runPins},
+	{"fetch", runFetch},
+	{"apply", runApply},
+	{"rebase", runRebase},
+	{"version", runVersion},
+}
+
+// env is what every command needs: where things are and where to write.
+type env struct {
+	stdout, stderr io.Writer
+	root           string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, &env{stdout: stdout, stderr: stderr}, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			fmt.Fprintf(stderr, "holdfast %s: %v\n%s", args[0], err, usage)
+			return 2
+		default:
+			fmt.Fprintf(stderr, "holdfast %s: %v\n", args[0], err)
+			return 1
+		}
+	}
+	fmt.Fprintf(stderr, "holdfast: unknown command %q\n%s", args[0], usage)
+	return 2
+}
+
+// flags returns a flag set with the common flags bound to e.
+func (e *env) flags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.StringVar(&e.root, "root", ".", "holdfast repository root")
+	return fs
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	return nil
+}
+
+func (e *env) pinFile() (*pins.File, error) {
+	path := filepath.Join(e.root, pins.FileName)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no %s in %s: run from the repository root or pass --root", pins.FileName, e.root)
+	}
+	return pins.Load(path)
+}
+
+func (e *env) upstream(name string) (*pins.File, *pins.Upstream, error) {
+	if name == "" {
+		return nil, nil, fmt.Errorf("%w: --upstream is required", errUsage)
+	}
+	f, err := e.pinFile()
+	if err != nil {
+		return nil, nil, err
+	}
+	up, err := f.Upstream(name)
+	return f, up, err
+}
+
+func (e *env) config(out string) pipeline.Config {
+	if out == "" {
+		out = filepath.Join(e.root, pipeline.DefaultOut)
+	}
+	return pipeline.Config{Root: e.root, Out: out, Log: e.stdout}
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipelinetest"
+)
+
+// fixture serves the synthetic upstream to the go command the CLI runs.
+func fixture(t *testing.T) *pipelinetest.Fixture {
+	t.Helper()
+	fx := pipelinetest.New(t)
+	for _, kv := range fx.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return fx
+}
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage:"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"apply"}, "--upstream is required"},
+		{[]string{"apply", "--upstream", "up", "--all", "--version", "v1.2.0"}, "--all and --version exclude each other"},
+		{[]string{"apply", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"apply", "--upstream", "up", "extra"}, `unexpected argument "extra"`},
+		{[]string{"rebase", "--upstream", "up"}, "--version is required"},
+		{[]string{"pins"}, "want `pins verify`"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestMissingPinFile(t *testing.T) {
+	code, _, stderr := runCLI(t, "apply", "--root", t.TempDir(), "--upstream", "up")
+	if code != 1 || !strings.Contains(stderr, "no pins.txt in") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+}
+
+func TestApply(t *testing.T) {
+	fx := fixture(t)
+	root := fx.Config.Root
+	code, stdout, stderr := runCLI(t, "apply", "--root", root, "--upstream", "up")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, tree := range []string{"up-v1.2.0", "up-v1.2.0-pristine"} {
+		if _, err := os.Stat(filepath.Join(root, "_output", "trees", tree, "HOLDFAST-PROVENANCE")); err != nil {
+			t.Errorf("%s: %v", tree, err)
+		}
+	}
+	code, stdout, _ = runCLI(t, "apply", "--root", root, "--upstream", "up")
+	if code != 0 || strings.Count(stdout, "up to date") != 2 {
+		t.Errorf("second apply: exit %d\n%s", code, stdout)
+	}
+	code, _, stderr = runCLI(t, "apply", "--root", root, "--upstream", "up", "--version", "v9.0.0")
+	if code != 1 || !strings.Contains(stderr, "upstream up has no pin for v9.0.0") {
+		t.Errorf("unpinned version: exit %d, %s", code, stderr)
+	}
+}
+
+func TestPinsVerifyAndFetch(t *testing.T) {
+	fx := fixture(t)
+	root := fx.Config.Root
+	code, stdout, stderr := runCLI(t, "pins", "verify", "--root", root)
+	if code != 0 || !strings.Contains(stdout, "ok   up v1.2.0 "+fx.Sums["v1.2.0"]+" (series patches/up/1.2: 1 patches)") {
+		t.Errorf("pins verify: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, "fetch", "--root", root, "--upstream", "up")
+	if code != 0 || !strings.Contains(stdout, "example.com/up@v1.2.0") {
+		t.Errorf("fetch: exit %d, %s", code, stdout)
+	}
+
+	// A pin whose hash is wrong fails verification.
+	path := filepath.Join(root, pins.FileName)
+	data, _ := os.ReadFile(path)
+	bad := strings.Replace(string(data), fx.Sums["v1.2.0"], fx.Sums["v1.3.0"], 1)
+	os.WriteFile(path, []byte(bad), 0o644)
+	code, stdout, stderr = runCLI(t, "pins", "verify", "--root", root)
+	if code != 1 || !strings.Contains(stdout, "FAIL up v1.2.0") || !strings.Contains(stderr, "the pin says "+fx.Sums["v1.3.0"]) {
+		t.Errorf("bad pin: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+func TestRebase(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantOut    string
+		wantErr    string
+		wantPinned string // a pin line pins.txt must then contain, "" for unchanged
+	}{
+		{name: "clean", args: []string{"--version", "v1.2.1"}, wantOut: "result: CLEAN"},
+		{name: "offset", args: []string{"--version", "v1.3.0"}, wantOut: "result: NEEDS REFRESH"},
+		{name: "conflict", args: []string{"--version", "v1.1.0"}, wantCode: 1, wantOut: "result: CONFLICT", wantErr: "the series conflicts"},
+		{name: "offset refuses to update pins", args: []string{"--version", "v1.3.0", "--update-pins"}, wantCode: 1, wantErr: "pins not updated"},
+		{
+			name: "clean updates the pin of its minor", args: []string{"--version", "v1.2.1", "--update-pins"},
+			wantOut: "pins: up v1.2.1 replaces v1.2.0", wantPinned: "pin v1.2.1 %s series=patches/up/1.2 revision=1 default",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := fixture(t)
+			root := fx.Config.Root
+			before, _ := os.ReadFile(filepath.Join(root, pins.FileName))
+			code, stdout, stderr := runCLI(t, append([]string{"rebase", "--root", root, "--upstream", "up"}, tt.args...)...)
+			if code != tt.wantCode || !strings.Contains(stdout, tt.wantOut) || !strings.Contains(stderr, tt.wantErr) {
+				t.Errorf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			after, _ := os.ReadFile(filepath.Join(root, pins.FileName))
+			if tt.wantPinned == "" {
+				if !bytes.Equal(before, after) {
+					t.Errorf("pins.txt changed:\n%s", after)
+				}
+				return
+			}
+			if want := strings.Replace(tt.wantPinned, "%s", fx.Sums["v1.2.1"], 1); !strings.Contains(string(after), want) {
+				t.Errorf("pins.txt lacks %q:\n%s", want, after)
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := runCLI(t, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "holdfast ") {
+		t.Errorf("exit %d, %q", code, stdout)
+	}
+}

@@ -1,0 +1,15 @@
+// Package pipeline turns a pin into trees: pristine upstream source, verified
+// against the pin (internal/pristine), copied into a staging folder
+// (internal/stage), holdfast's libraries, overlay and tests laid onto it
+// (internal/carry), the patch series applied strictly (internal/patchset),
+// and its provenance written (internal/provenance).
+//
+// It builds two trees per pin: the patched tree that is built and shipped,
+// and a pristine twin (upstream as released plus holdfast's regression
+// tests) on which those tests are expected to fail, so that RED on pristine
+// and GREEN on patched can be shown side by side.
+//
+// A tree is rebuilt only when one of its inputs changes: the pin (module,
+// version, h1:, revision), the patch files, the overlay, the carried
+// libraries, the tests, or the holdfast tool itself.
+package pipeline

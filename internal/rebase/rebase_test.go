@@ -1,0 +1,230 @@
+package rebase
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipelinetest"
+)
+
+func TestChooseSeries(t *testing.T) {
+	f, err := pins.Parse("pins.txt", []byte(`upstream karmada github.com/karmada-io/karmada
+	build .
+	pin v1.18.2 h1:B1Eu3055LtTBndD/R2WcaS/bLvGwwVU1/3wXQjkIVN4= series=patches/karmada/1.18 revision=1 default
+	pin v1.16.0 h1:B1Eu3055LtTBndD/R2WcaS/bLvGwwVU1/3wXQjkIVN4= series=patches/karmada/1.16 revision=1
+	pin v1.20.0 h1:B1Eu3055LtTBndD/R2WcaS/bLvGwwVU1/3wXQjkIVN4= series=patches/karmada/1.20 revision=1
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, _ := f.Upstream("karmada")
+	tests := []struct {
+		version    string
+		wantSeries string
+		wantReason string
+		wantErr    string
+	}{
+		{"v1.18.1", "patches/karmada/1.18", "the series of pinned v1.18.2", ""},
+		{"v1.13.0", "patches/karmada/1.16", "no pin for v1.13; the series of the nearest pinned minor, v1.16.0", ""},
+		{"v1.17.0", "patches/karmada/1.18", "no pin for v1.17; the series of the nearest pinned minor, v1.18.2", ""},
+		{"v1.19.0", "patches/karmada/1.20", "nearest pinned minor, v1.20.0", ""}, // tie: the newer
+		{"v2.0.0", "", "", "no pin of major v2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			series, reason, err := chooseSeries(up, tt.version)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if series != tt.wantSeries || !strings.Contains(reason, tt.wantReason) {
+				t.Errorf("got %s (%s), want %s (%s)", series, reason, tt.wantSeries, tt.wantReason)
+			}
+		})
+	}
+}
+
+// secondPatch edits the line the fixture's patch adds, so it applies only
+// after it.
+const secondPatch = `Subject: Comment the refreshed call
+Why: Shows that later patches see earlier ones.
+Upstream-Issue: none
+Upstream-PR: none
+Applied-Upstream: no
+Drop-When: never
+Holdfast-Fix: fresh-token
+---
+diff --git a/pkg/util/client.go b/pkg/util/client.go
+--- a/pkg/util/client.go
++++ b/pkg/util/client.go
+@@ -2,5 +2,5 @@
+ 
+ // Token returns the credential used for requests.
+ func Token() string {
+-	return refreshed()
++	return refreshed() // from the carried library
+ }
+`
+
+func needGo(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+}
+
+func TestRun(t *testing.T) {
+	needGo(t)
+	tests := []struct {
+		version      string
+		wantStatus   []Status
+		wantVerified string
+		wantNotes    []string
+		wantResult   string
+	}{
+		{
+			version: "v1.2.0", wantStatus: []Status{Clean, Clean}, wantVerified: "the pin",
+			wantResult: "result: CLEAN: v1.2.0 can be pinned with series patches/up/1.2",
+		},
+		{
+			version: "v1.3.0", wantStatus: []Status{Offset, Offset}, wantVerified: "the checksum database",
+			wantNotes:  []string{"pkg/util/client.go: hunk #1 (@@ -2,5 +2,5 @@): context found 2 lines further down", "refresh the patch against v1.3.0"},
+			wantResult: "result: NEEDS REFRESH",
+		},
+		{
+			version: "v1.1.0", wantStatus: []Status{Conflict, Conflict},
+			wantNotes:  []string{`pkg/util/client.go: hunk #1 (@@ -2,5 +2,5 @@): CONFLICT: expected line 3 to be "// Token returns the credential used for requests.", found "// Token returns the token."`},
+			wantResult: "result: CONFLICT",
+		},
+		{
+			// The first patch is upstream; the second, which only
+			// needs upstream's line, still applies.
+			version: "v1.4.0", wantStatus: []Status{AlreadyUpstream, Clean},
+			wantNotes:  []string{"reverse-applies to pristine v1.4.0: drop it from this series (Applied-Upstream: v1.4.0 agrees)"},
+			wantResult: "result: NEEDS REFRESH",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.version, func(t *testing.T) {
+			fx := pipelinetest.New(t)
+			pipelinetest.Write(t, fx.Config.Root, map[string]string{"patches/up/1.2/0002-comment.patch": secondPatch})
+			r, err := Run(context.Background(), fx.Config, Options{Upstream: fx.Upstream, Version: tt.version})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			var got []Status
+			var notes []string
+			for _, p := range r.Patches {
+				got = append(got, p.Status)
+				notes = append(notes, p.Notes...)
+			}
+			if len(got) != len(tt.wantStatus) {
+				t.Fatalf("statuses %v, want %v", got, tt.wantStatus)
+			}
+			for i := range got {
+				if got[i] != tt.wantStatus[i] {
+					t.Errorf("statuses %v, want %v", got, tt.wantStatus)
+					break
+				}
+			}
+			if r.Module.Sum != fx.Sums[tt.version] {
+				t.Errorf("recorded sum %s, want %s", r.Module.Sum, fx.Sums[tt.version])
+			}
+			if !strings.Contains(r.Verified, tt.wantVerified) {
+				t.Errorf("verified against %q, want %q", r.Verified, tt.wantVerified)
+			}
+			all := strings.Join(notes, "\n")
+			for _, w := range tt.wantNotes {
+				if !strings.Contains(all, w) {
+					t.Errorf("notes lack %q:\n%s", w, all)
+				}
+			}
+			var out bytes.Buffer
+			if err := r.Write(&out); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), tt.wantResult) {
+				t.Errorf("report lacks %q:\n%s", tt.wantResult, out.String())
+			}
+			if r.Clean() != (tt.wantResult == "result: CLEAN: v1.2.0 can be pinned with series patches/up/1.2") {
+				t.Errorf("Clean() = %v", r.Clean())
+			}
+		})
+	}
+}
+
+func TestRunRefusesVersionQueries(t *testing.T) {
+	fx := pipelinetest.New(t)
+	for _, v := range []string{"latest", "v1.2", "1.2.0", ""} {
+		_, err := Run(context.Background(), fx.Config, Options{Upstream: fx.Upstream, Version: v, Series: "patches/up/1.2"})
+		if err == nil || !strings.Contains(err.Error(), "not a full semantic version") {
+			t.Errorf("version %q: err = %v", v, err)
+		}
+	}
+}
+
+func TestRunRefusesTamperedSource(t *testing.T) {
+	needGo(t)
+	fx := pipelinetest.New(t)
+	m, err := fx.Config.Download.Download(context.Background(), pipelinetest.Module, "v1.3.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(m.Dir+"/pkg/util/client.go", []byte(pipelinetest.ClientGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), fx.Config, Options{Upstream: fx.Upstream, Version: "v1.3.0"})
+	if err == nil || !strings.Contains(err.Error(), "module cache was modified") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// The pristine-check hook gets a pristine tree with the regression tests
+// in it; here it runs them, as the build and test step will.
+func TestPristineCheckHook(t *testing.T) {
+	needGo(t)
+	fx := pipelinetest.New(t)
+	goTest := func(ctx context.Context, tree string) (bool, string, error) {
+		cmd := exec.CommandContext(ctx, "go", "test", "./pkg/util/")
+		cmd.Dir = tree
+		cmd.Env = append(os.Environ(), fx.Env()...)
+		out, err := cmd.CombinedOutput()
+		if _, failed := err.(*exec.ExitError); failed {
+			if !bytes.Contains(out, []byte("the token is frozen")) {
+				return false, "", fmt.Errorf("go test failed for another reason:\n%s", out)
+			}
+			return false, "TestTokenIsFresh fails", nil
+		}
+		if err != nil {
+			return false, "", err
+		}
+		return true, "TestTokenIsFresh passes", nil
+	}
+	tests := []struct {
+		version string
+		want    string
+	}{
+		{"v1.2.0", "regression tests FAIL on pristine v1.2.0 as expected"},
+		{"v1.4.0", "regression tests PASS on pristine v1.4.0: upstream fixed it"},
+	}
+	for _, tt := range tests {
+		r, err := Run(context.Background(), fx.Config, Options{Upstream: fx.Upstream, Version: tt.version, PristineCheck: goTest})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.Pristine, tt.want) {
+			t.Errorf("%s: pristine check = %q, want %q", tt.version, r.Pristine, tt.want)
+		}
+	}
+}

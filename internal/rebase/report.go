@@ -1,0 +1,39 @@
+package rebase
+
+import (
+	"fmt"
+	"io"
+)
+
+// Write prints the report for a person.
+func (r *Report) Write(w io.Writer) error {
+	fmt.Fprintf(w, "rebase %s onto %s\n", r.Upstream.Name, r.Module.Version)
+	fmt.Fprintf(w, "  module  %s %s (extracted source matches %s)\n", r.Module, r.Module.Sum, r.Verified)
+	fmt.Fprintf(w, "  series  %s (%s)\n\n", r.Series, r.SeriesReason)
+	width := 0
+	for _, p := range r.Patches {
+		width = max(width, len(p.Patch.Name()))
+	}
+	for _, p := range r.Patches {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, p.Patch.Name(), p.Status)
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "      %s\n", n)
+		}
+	}
+	if len(r.Patches) == 0 {
+		fmt.Fprintf(w, "  (the series is empty)\n")
+	}
+	fmt.Fprintf(w, "\n  %d clean, %d with offset, %d conflicting, %d already upstream\n",
+		r.Count(Clean), r.Count(Offset), r.Count(Conflict), r.Count(AlreadyUpstream))
+	fmt.Fprintf(w, "  regression check on pristine: %s\n", r.Pristine)
+	var err error
+	switch {
+	case r.Count(Conflict) > 0:
+		_, err = fmt.Fprintf(w, "result: CONFLICT: fix the conflicting patches in a series for %s before pinning it\n", r.Module.Version)
+	case !r.Clean():
+		_, err = fmt.Fprintf(w, "result: NEEDS REFRESH: the series applies, but not exactly; refresh or drop patches before pinning %s\n", r.Module.Version)
+	default:
+		_, err = fmt.Fprintf(w, "result: CLEAN: %s can be pinned with series %s\n", r.Module.Version, r.Series)
+	}
+	return err
+}

@@ -1,0 +1,75 @@
+/*
+Copyright 2026 The holdfast Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// holdfast glue, laid into the Karmada tree by holdfast's apply step from
+// overlay/karmada. It only wires the carried membercred library into
+// BuildClusterConfig (patch 0001-membercred-refreshing-token); the logic and
+// its tests live in holdfast's pkg/membercred.
+
+package util
+
+import (
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	clusterv1alpha1 "github.com/karmada-io/karmada/pkg/apis/cluster/v1alpha1"
+	"github.com/karmada-io/karmada/third_party/holdfast/membercred"
+)
+
+// holdfastMemberMetrics registers membercred's collectors on
+// controller-runtime's registry, the one karmada-controller-manager serves
+// on its metrics endpoint. Without metrics the transport still works, so a
+// registration error is logged rather than failing client construction.
+var holdfastMemberMetrics = sync.OnceValue(func() *membercred.Metrics {
+	m, err := membercred.NewMetrics(ctrlmetrics.Registry)
+	if err != nil {
+		klog.ErrorS(err, "Member credential metrics are not available")
+	}
+	return m
+})
+
+// holdfastWrapMemberCredential makes clusterConfig send the member cluster's
+// bearer token as its Secret holds it now, re-read periodically and at once
+// after a 401, instead of the copy BuildClusterConfig used to freeze into
+// BearerToken. BuildClusterConfig calls it after the proxy-header wrapper,
+// which must see the bare *http.Transport.
+//
+// Each config gets its own token source, as in upstream's fix (karmada PR
+// 7663), rather than one shared per cluster: a process-wide cache would keep
+// the getter of whichever caller came first and outlive deleted Clusters,
+// which BuildClusterConfig cannot see. A source costs no Secret read at
+// creation (it starts from the token just read) and reads through the
+// caller's getter, an informer cache, afterwards.
+func holdfastWrapMemberCredential(clusterConfig *rest.Config, cluster *clusterv1alpha1.Cluster,
+	secretGetter func(string, string) (*corev1.Secret, error), initialToken string) error {
+	source, err := membercred.NewSecretTokenSource(membercred.SecretTokenSourceOptions{
+		Cluster:      cluster.Name,
+		Namespace:    cluster.Spec.SecretRef.Namespace,
+		Name:         cluster.Spec.SecretRef.Name,
+		Getter:       secretGetter,
+		InitialToken: initialToken,
+		Metrics:      holdfastMemberMetrics(),
+	})
+	if err != nil {
+		return err
+	}
+	clusterConfig.Wrap(source.WrapTransport)
+	return nil
+}
