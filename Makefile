@@ -12,6 +12,10 @@ GO ?= go
 OUTPUT_DIR ?= _output
 # Packages built and tested here; pkg/ is the library carried into upstream trees.
 PKGS ?= ./...
+# The holdfast CLI (cmd/holdfast): pins, pristine source, patch series, rebase.
+HOLDFAST ?= $(GO) run ./cmd/holdfast
+# Upstreams with a pin; `make patch` and friends act on each one's default pin.
+UPSTREAMS ?= karmada workeroperator
 
 .PHONY: help
 help: ## List every verb.
@@ -51,6 +55,29 @@ test: verify unit compat ## Every test: static checks, unit tests (-race), upstr
 .PHONY: bench
 bench: ## Benchmarks: per-request cost of the member token transport against client-go's paths.
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/membercred/
+
+FUZZTIME ?= 30s
+.PHONY: fuzz
+fuzz: ## Run every fuzz target for FUZZTIME each (default 30s); new failures land in testdata/fuzz.
+	$(GO) test -run '^$$' -fuzz '^FuzzSecretToken$$' -fuzztime $(FUZZTIME) ./pkg/membercred/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeClaim$$' -fuzztime $(FUZZTIME) ./pkg/hubfollow/
+
+.PHONY: pins-verify
+pins-verify: ## Download every pinned upstream and check it against its h1: hash.
+	$(HOLDFAST) pins verify
+
+.PHONY: patch
+patch: ## Patched tree (and pristine twin) of every upstream's default pin under _output/trees/.
+	for u in $(UPSTREAMS); do $(HOLDFAST) apply --upstream $$u; done
+
+.PHONY: patch-matrix
+patch-matrix: ## Patched trees of every pinned version of every upstream.
+	for u in $(UPSTREAMS); do $(HOLDFAST) apply --upstream $$u --all; done
+
+.PHONY: rebase
+rebase: ## Try the series on another upstream tag: make rebase UPSTREAM=karmada VERSION=vX.Y.Z [UPDATE_PINS=1].
+	@[ -n "$(UPSTREAM)" ] && [ -n "$(VERSION)" ] || { echo "usage: make rebase UPSTREAM=karmada VERSION=vX.Y.Z [UPDATE_PINS=1]"; exit 2; }
+	$(HOLDFAST) rebase --upstream $(UPSTREAM) --version $(VERSION) $(if $(UPDATE_PINS),--update-pins)
 
 .PHONY: clean
 clean: ## Remove build output (keeps the tool cache in .cache/).
