@@ -20,10 +20,10 @@ UPSTREAMS ?= karmada workeroperator
 .PHONY: help
 help: ## List every verb.
 	@awk 'BEGIN {FS = ":.*## "; printf "Usage: make <verb> [VAR=value]\n\nVerbs:\n"} \
-	  /^[a-zA-Z0-9_.-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	  /^[a-zA-Z0-9_.-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: all
-all: verify build ## The main job: verify sources, then build everything (README's first command).
+all: verify build binaries ## The main job: verify, patch and build the default pins of every upstream (README's first command).
 
 .PHONY: build
 build: ## Compile every package and tool of this repository.
@@ -49,8 +49,16 @@ unit: ## Unit tests of every package, with the race detector.
 compat: ## Build and test pkg/ against each upstream's own dependency versions.
 	hack/check-compat.sh
 
+.PHONY: upstream-test
+upstream-test: ## In each default pin's patched tree: touched upstream packages + carried libraries; regression RED on pristine, GREEN on patched.
+	for u in $(UPSTREAMS); do $(HOLDFAST) test --upstream $$u; done
+
+.PHONY: matrix
+matrix: ## upstream-test and binaries for every pinned version (all three Karmada minors).
+	for u in $(UPSTREAMS); do $(HOLDFAST) test --upstream $$u --all && $(HOLDFAST) build --upstream $$u --all; done
+
 .PHONY: test
-test: verify unit compat ## Every test: static checks, unit tests (-race), upstream compatibility (README's second command).
+test: verify unit compat upstream-test ## Every test: static checks, unit tests (-race), compat, upstream-test (README's second command).
 
 .PHONY: bench
 bench: ## Benchmarks: per-request cost of the member token transport against client-go's paths.
@@ -73,6 +81,10 @@ patch: ## Patched tree (and pristine twin) of every upstream's default pin under
 .PHONY: patch-matrix
 patch-matrix: ## Patched trees of every pinned version of every upstream.
 	for u in $(UPSTREAMS); do $(HOLDFAST) apply --upstream $$u --all; done
+
+.PHONY: binaries
+binaries: ## Patched binaries with provenance for every upstream's default pin, into _output/bin/<upstream>-<version>/.
+	for u in $(UPSTREAMS); do $(HOLDFAST) build --upstream $$u; done
 
 .PHONY: rebase
 rebase: ## Try the series on another upstream tag: make rebase UPSTREAM=karmada VERSION=vX.Y.Z [UPDATE_PINS=1].

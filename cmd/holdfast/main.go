@@ -9,6 +9,8 @@
 //	holdfast pins verify [--upstream NAME]
 //	holdfast fetch   --upstream NAME [--version V]
 //	holdfast apply   --upstream NAME [--version V | --all] [--out DIR] [--patched-only]
+//	holdfast build   --upstream NAME [--version V | --all] [--bin DIR]
+//	holdfast test    --upstream NAME [--version V | --all] [--reports DIR]
 //	holdfast rebase  --upstream NAME --version V [--series DIR] [--update-pins]
 //	holdfast version
 //
@@ -40,6 +42,10 @@ const usage = `usage:
   holdfast fetch   --upstream NAME [--version V]         download and verify pristine source; print its folder
   holdfast apply   --upstream NAME [--version V | --all] build patched and pristine trees under _output/trees
                    [--out DIR] [--patched-only]
+  holdfast build   --upstream NAME [--version V | --all] apply, then build the binaries with provenance
+                   [--bin DIR]                           (into _output/bin/NAME-VERSION)
+  holdfast test    --upstream NAME [--version V | --all] apply, then run the tests; RED/GREEN report
+                   [--reports DIR]                       (Markdown and JSON under _output/reports)
   holdfast rebase  --upstream NAME --version V           try the series on another upstream version
                    [--series DIR] [--update-pins]
   holdfast version
@@ -55,6 +61,8 @@ var commands = []command{
 	{"pins", runPins},
 	{"fetch", runFetch},
 	{"apply", runApply},
+	{"build", runBuild},
+	{"test", runTest},
 	{"rebase", runRebase},
 	{"version", runVersion},
 }

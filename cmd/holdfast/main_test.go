@@ -42,6 +42,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"apply", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"apply", "--upstream", "up", "extra"}, `unexpected argument "extra"`},
 		{[]string{"rebase", "--upstream", "up"}, "--version is required"},
+		{[]string{"build"}, "--upstream is required"},
+		{[]string{"test", "--upstream", "up", "--all", "--version", "v1.2.0"}, "--all and --version exclude each other"},
 		{[]string{"pins"}, "want `pins verify`"},
 	}
 	for _, tt := range tests {
@@ -115,7 +117,7 @@ func TestRebase(t *testing.T) {
 		wantErr    string
 		wantPinned string // a pin line pins.txt must then contain, "" for unchanged
 	}{
-		{name: "clean", args: []string{"--version", "v1.2.1"}, wantOut: "result: CLEAN"},
+		{name: "clean", args: []string{"--version", "v1.2.1"}, wantOut: "regression tests FAIL on pristine v1.2.1 as expected: the series is still needed"},
 		{name: "offset", args: []string{"--version", "v1.3.0"}, wantOut: "result: NEEDS REFRESH"},
 		{name: "conflict", args: []string{"--version", "v1.1.0"}, wantCode: 1, wantOut: "result: CONFLICT", wantErr: "the series conflicts"},
 		{name: "offset refuses to update pins", args: []string{"--version", "v1.3.0", "--update-pins"}, wantCode: 1, wantErr: "pins not updated"},
@@ -144,6 +146,23 @@ func TestRebase(t *testing.T) {
 				t.Errorf("pins.txt lacks %q:\n%s", want, after)
 			}
 		})
+	}
+}
+
+// TestTest runs the RED/GREEN report on the synthetic upstream, whose
+// regression test fails on pristine and passes patched.
+func TestTest(t *testing.T) {
+	fx := fixture(t)
+	reports := t.TempDir()
+	code, stdout, stderr := runCLI(t, "test", "--root", fx.Config.Root, "--upstream", "up", "--reports", reports)
+	want := "up v1.2.0  regression  pristine RED (expected)  patched GREEN (expected)  upstream tests of touched pkgs: PASS"
+	if code != 0 || !strings.Contains(stdout, want) {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 0 and %q", code, stdout, stderr, want)
+	}
+	for _, name := range []string{"test-up-v1.2.0.md", "test-up-v1.2.0.json"} {
+		if _, err := os.Stat(filepath.Join(reports, name)); err != nil {
+			t.Errorf("report: %v", err)
+		}
 	}
 }
 

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 
 	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/rebase"
+	"github.com/holdfast-dist/holdfast/internal/treetest"
 )
 
 // errConflict is returned, after the report is printed, when a patch
@@ -36,7 +38,8 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	}
 	c := e.config("")
 	c.Log = nil // the report says what matters
-	r, err := rebase.Run(ctx, c, rebase.Options{Upstream: up, Version: *version, Series: *series})
+	check := treetest.PristineCheck(treetest.Runner{}, filepath.Join(e.root, pipeline.TestsDir(up)))
+	r, err := rebase.Run(ctx, c, rebase.Options{Upstream: up, Version: *version, Series: *series, PristineCheck: check})
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,12 @@ type Header struct {
 	// AppliedUpstream is the first upstream tag containing the fix, or
 	// "no".
 	AppliedUpstream string
+	// UpstreamBackport is the backport of the fix to this series' release
+	// branch, when one was merged but no tag holds it yet (optional): a
+	// URL, then what is known about it. It says the patch can go at the
+	// first patch release cut from that branch, before AppliedUpstream's
+	// minor.
+	UpstreamBackport string
 	// DropWhen says when the patch can be dropped.
 	DropWhen string
 	// HoldfastFix is the holdfast fix this patch belongs to, the id that
@@ -48,6 +54,7 @@ var headerFields = []headerField{
 	{"Upstream-Issue", true, func(h *Header) *string { return &h.UpstreamIssue }},
 	{"Upstream-PR", true, func(h *Header) *string { return &h.UpstreamPR }},
 	{"Applied-Upstream", true, func(h *Header) *string { return &h.AppliedUpstream }},
+	{"Upstream-Backport", false, func(h *Header) *string { return &h.UpstreamBackport }},
 	{"Drop-When", true, func(h *Header) *string { return &h.DropWhen }},
 	{"Holdfast-Fix", true, func(h *Header) *string { return &h.HoldfastFix }},
 	{"Author", false, func(h *Header) *string { return &h.Author }},
@@ -129,6 +136,9 @@ func parseHeader(name string, lines []string) (Header, int, error) {
 	if v := h.AppliedUpstream; v != "" && v != "no" && !semver.IsValid(v) {
 		errs = append(errs, fmt.Sprintf("%s:%d: Applied-Upstream %q must be \"no\" or the first upstream tag with the fix, e.g. v1.19.0-rc.0", name, seen["Applied-Upstream"], v))
 	}
+	if v := h.UpstreamBackport; v != "" && !strings.HasPrefix(v, "https://") {
+		errs = append(errs, fmt.Sprintf("%s:%d: Upstream-Backport must start with the backport's https:// URL, got %q", name, seen["Upstream-Backport"], firstLine(v)))
+	}
 	if len(errs) > 0 {
 		return h, 0, fmt.Errorf("%s", strings.Join(errs, "\n"))
 	}
@@ -142,4 +152,9 @@ func lookupField(key string) (headerField, bool) {
 		}
 	}
 	return headerField{}, false
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

@@ -14,6 +14,8 @@ Why: Because.
 Upstream-Issue: https://example.com/issues/1
 Upstream-PR: https://example.com/pull/2
 Applied-Upstream: v1.19.0-rc.0
+Upstream-Backport: https://example.com/pull/3 (release-1.18,
+ in no tag yet)
 Drop-When: rebased onto v1.19.0
 Holdfast-Fix: fix-it
 ---
@@ -33,14 +35,15 @@ func TestParseHeader(t *testing.T) {
 		t.Fatalf("Parse: %v", err)
 	}
 	want := Header{
-		Subject:         "Fix it",
-		Description:     "First line.\nSecond line.\n\nAfter a blank line.",
-		Why:             "Because.",
-		UpstreamIssue:   "https://example.com/issues/1",
-		UpstreamPR:      "https://example.com/pull/2",
-		AppliedUpstream: "v1.19.0-rc.0",
-		DropWhen:        "rebased onto v1.19.0",
-		HoldfastFix:     "fix-it",
+		Subject:          "Fix it",
+		Description:      "First line.\nSecond line.\n\nAfter a blank line.",
+		Why:              "Because.",
+		UpstreamIssue:    "https://example.com/issues/1",
+		UpstreamPR:       "https://example.com/pull/2",
+		AppliedUpstream:  "v1.19.0-rc.0",
+		UpstreamBackport: "https://example.com/pull/3 (release-1.18,\nin no tag yet)",
+		DropWhen:         "rebased onto v1.19.0",
+		HoldfastFix:      "fix-it",
 	}
 	if p.Header != want {
 		t.Errorf("header = %+v\nwant     %+v", p.Header, want)
@@ -73,15 +76,16 @@ func TestParseRejects(t *testing.T) {
 		{"unknown field", "Sbject: typo\n" + goodHeader + tinyDiff, `0001-x.patch:1: unknown header field "Sbject"`},
 		{"duplicate field", "Why: twice\n" + goodHeader + tinyDiff, "0001-x.patch:7: field Why is already given at line 1"},
 		{"bad Applied-Upstream", strings.Replace(goodHeader, "v1.19.0-rc.0", "1.19", 1) + tinyDiff, `0001-x.patch:9: Applied-Upstream "1.19" must be "no"`},
+		{"Upstream-Backport without URL", strings.Replace(goodHeader, "https://example.com/pull/3", "PR 3", 1) + tinyDiff, `0001-x.patch:10: Upstream-Backport must start with the backport's https:// URL, got "PR 3 (release-1.18,"`},
 		{"no separator", strings.Replace(goodHeader, "---\n", "", 1) + "\n", `no "---" line ending the header`},
 		{"orphan continuation", " dangling\n" + goodHeader + tinyDiff, "0001-x.patch:1: continuation line without a field"},
 		{"not a field", "just words\n" + goodHeader + tinyDiff, "0001-x.patch:1: want `Field: value`"},
 		{"no diff", goodHeader, "no diff after the \"---\" line"},
-		{"text before diff", goodHeader + "stray words\n" + tinyDiff, `0001-x.patch:13: text between the header and the first diff ("stray words")`},
+		{"text before diff", goodHeader + "stray words\n" + tinyDiff, `0001-x.patch:15: text between the header and the first diff ("stray words")`},
 		{"rename", goodHeader + "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n", "renames and copies are not supported"},
 		{"escaping path", goodHeader + strings.ReplaceAll(tinyDiff, "f.txt", "../f.txt"), `diff path "../f.txt" must be a clean path`},
 		{"file twice", goodHeader + tinyDiff + tinyDiff, "f.txt appears twice"},
-		{"bad hunk count", goodHeader + strings.Replace(tinyDiff, "@@ -1 +1 @@", "@@ -1,2 +1 @@", 1), "0001-x.patch: diff (from line 13): gitdiff: line 5: fragment header miscounts lines"},
+		{"bad hunk count", goodHeader + strings.Replace(tinyDiff, "@@ -1 +1 @@", "@@ -1,2 +1 @@", 1), "0001-x.patch: diff (from line 15): gitdiff: line 5: fragment header miscounts lines"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

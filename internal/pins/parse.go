@@ -18,6 +18,9 @@ var (
 	upstreamName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 	// A carried library is a folder directly under pkg/.
 	libName = regexp.MustCompile(`^[a-z][a-z0-9]*$`)
+	// A binary name is a file name on every platform.
+	binaryName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	goIdent    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // maxErrors bounds the errors reported for one file: past a handful, the
@@ -51,14 +54,14 @@ func Parse(name string, data []byte) (*File, error) {
 				p.errorf(line, "upstream must start at the beginning of the line")
 			}
 			cur = p.upstream(line, args)
-		case "carry", "build", "pin":
+		case "carry", "build", "version", "pin":
 			if cur == nil || !indented {
 				p.errorf(line, "%s must be indented under an upstream line", directive)
 				continue
 			}
 			p.directive(cur, line, directive, args)
 		default:
-			p.errorf(line, "unknown directive %q (want upstream, carry, build or pin)", directive)
+			p.errorf(line, "unknown directive %q (want upstream, carry, build, version or pin)", directive)
 		}
 		if len(p.errs) >= maxErrors {
 			break
@@ -120,7 +123,9 @@ func (p *parser) directive(u *Upstream, line int, directive string, args []strin
 			return nil
 		})
 	case "build":
-		u.Build = p.list(line, directive, args, checkBuildPackage)
+		u.Build, u.Binaries = p.build(line, args)
+	case "version":
+		u.Version = p.version(line, args)
 	case "pin":
 		if pin, ok := p.pin(line, args); ok {
 			u.Pins = append(u.Pins, pin)
@@ -143,6 +148,95 @@ func (p *parser) list(line int, directive string, args []string, check func(stri
 		seen[a] = true
 	}
 	return args
+}
+
+// build reads `build PKG[=BINARY]...`.
+func (p *parser) build(line int, args []string) ([]string, map[string]string) {
+	var pkgs []string
+	var binaries map[string]string
+	for _, s := range p.list(line, "build", args, checkBuildArg) {
+		pkg, name, named := strings.Cut(s, "=")
+		pkgs = append(pkgs, pkg)
+		if named {
+			if binaries == nil {
+				binaries = map[string]string{}
+			}
+			binaries[pkg] = name
+		}
+	}
+	// Two packages whose binaries share a name would overwrite each other
+	// in the output folder.
+	u := &Upstream{Binaries: binaries}
+	seen := map[string]string{}
+	for _, pkg := range pkgs {
+		if pkg == "." {
+			continue // named after the module, which cannot clash with a path element check here
+		}
+		name := u.BinaryName(pkg)
+		if other, dup := seen[name]; dup {
+			p.errorf(line, "build: %s and %s would both be built as %s; name one with PKG=BINARY", other, pkg, name)
+		}
+		seen[name] = pkg
+	}
+	return pkgs, binaries
+}
+
+func checkBuildArg(s string) error {
+	pkg, name, named := strings.Cut(s, "=")
+	if err := checkBuildPackage(pkg); err != nil {
+		return err
+	}
+	if named && !binaryName.MatchString(name) {
+		return fmt.Errorf("binary name %q must match %s", name, binaryName)
+	}
+	return nil
+}
+
+// version reads `version PKG VAR=FIELD...`.
+func (p *parser) version(line int, args []string) *VersionVars {
+	if len(args) < 2 {
+		p.errorf(line, "want `version PKG VAR=FIELD...` (fields: %s)", fieldNames())
+		return nil
+	}
+	v := &VersionVars{Package: args[0]}
+	if err := checkBuildPackage("./" + v.Package); err != nil || v.Package == "." {
+		p.errorf(line, "version: package %q must be a clean path inside the module, without ./", v.Package)
+	}
+	seen := map[string]bool{}
+	for _, a := range args[1:] {
+		name, field, ok := strings.Cut(a, "=")
+		switch {
+		case !ok || !goIdent.MatchString(name):
+			p.errorf(line, "version: %q must be VAR=FIELD with VAR a Go variable name", a)
+			continue
+		case !knownField(VersionField(field)):
+			p.errorf(line, "version: %s: unknown field %q (fields: %s)", name, field, fieldNames())
+			continue
+		case seen[name]:
+			p.errorf(line, "version: %s is set twice", name)
+			continue
+		}
+		seen[name] = true
+		v.Vars = append(v.Vars, VersionVar{Name: name, Field: VersionField(field)})
+	}
+	return v
+}
+
+func knownField(f VersionField) bool {
+	for _, k := range versionFields {
+		if k == f {
+			return true
+		}
+	}
+	return false
+}
+
+func fieldNames() string {
+	names := make([]string, len(versionFields))
+	for i, f := range versionFields {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
 }
 
 func checkBuildPackage(s string) error {

@@ -3,6 +3,7 @@ package pins
 import (
 	"fmt"
 	"os"
+	"path"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -30,7 +31,13 @@ type Upstream struct {
 	// Build lists the packages to build, relative to the module root
 	// ("." for the root package).
 	Build []string
-	Pins  []Pin
+	// Binaries names the binary of a Build package, where the pin file
+	// says (`build ./cmd/x=name`); see BinaryName.
+	Binaries map[string]string
+	// Version says which package variables the build step sets with
+	// -ldflags -X; nil sets none.
+	Version *VersionVars
+	Pins    []Pin
 	// Line is where the upstream directive is in the pin file.
 	Line int
 }
@@ -48,6 +55,60 @@ type Pin struct {
 	Default  bool
 	// Line is where the pin is in the pin file (0 for a pin not read from one).
 	Line int
+}
+
+// VersionVars are the string variables of an upstream's version package
+// that the build step sets, and what each receives.
+type VersionVars struct {
+	// Package is the version package, relative to the module root
+	// ("pkg/version").
+	Package string
+	Vars    []VersionVar
+}
+
+// VersionVar is one variable and the provenance field it receives.
+type VersionVar struct {
+	Name  string
+	Field VersionField
+}
+
+// VersionField is a piece of build provenance a version variable can hold.
+type VersionField string
+
+// The fields mirror what Kubernetes-style version packages (Karmada's
+// hack/util.sh util::version_ldflags) record, with holdfast's meaning.
+const (
+	// FieldVersion is the pin's VersionString, e.g. v1.18.2-holdfast.1.
+	FieldVersion VersionField = "version"
+	// FieldCommit is "holdfast:<commit>,series:<hash12>": the upstream
+	// commit is already named by the version, so this slot says which
+	// holdfast commit and which exact patch series built the binary.
+	FieldCommit VersionField = "commit"
+	// FieldShortCommit is holdfast's abbreviated commit.
+	FieldShortCommit VersionField = "short-commit"
+	// FieldTreeState is "clean" or "dirty": whether holdfast's checkout
+	// had uncommitted changes.
+	FieldTreeState VersionField = "tree-state"
+	// FieldBuildDate is SOURCE_DATE_EPOCH, else holdfast's commit time,
+	// in RFC 3339 UTC, so the same inputs build the same binary.
+	FieldBuildDate VersionField = "build-date"
+	// FieldSeriesHash is the series hash alone.
+	FieldSeriesHash VersionField = "series-hash"
+)
+
+var versionFields = []VersionField{FieldVersion, FieldCommit, FieldShortCommit, FieldTreeState, FieldBuildDate, FieldSeriesHash}
+
+// BinaryName is the file name the build step gives pkg's binary: the name
+// given in the pin file, else the package's last path element, else (for
+// ".") the module's.
+func (u *Upstream) BinaryName(pkg string) string {
+	if name, ok := u.Binaries[pkg]; ok {
+		return name
+	}
+	if pkg == "." {
+		return path.Base(u.Module)
+	}
+	return path.Base(pkg)
 }
 
 // Minor returns the major.minor of the pinned version, e.g. "v1.18".

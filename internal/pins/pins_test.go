@@ -84,6 +84,13 @@ func TestParseErrors(t *testing.T) {
 		{"no build", "upstream k github.com/k/k\n" + pin("v1.0.0", "series=p/1 revision=1 default"), "pins.txt:1: upstream k has no build line"},
 		{"duplicate build", head + "\tbuild ./x\n" + pin("v1.0.0", "series=p/1 revision=1 default"), "pins.txt:3: build is already given for upstream k at line 2"},
 		{"bad build path", "upstream k github.com/k/k\n\tbuild cmd/x\n" + pin("v1.0.0", "series=p/1 revision=1 default"), `pins.txt:2: build: package "cmd/x" must be "."`},
+		{"bad binary name", "upstream k github.com/k/k\n\tbuild ./cmd/x=a/b\n" + pin("v1.0.0", "series=p/1 revision=1 default"), `pins.txt:2: build: binary name "a/b" must match`},
+		{"binary name clash", "upstream k github.com/k/k\n\tbuild ./cmd/x ./other/x\n" + pin("v1.0.0", "series=p/1 revision=1 default"), "pins.txt:2: build: ./cmd/x and ./other/x would both be built as x"},
+		{"version without vars", head + "\tversion pkg/version\n" + pin("v1.0.0", "series=p/1 revision=1 default"), "pins.txt:3: want `version PKG VAR=FIELD...`"},
+		{"version unknown field", head + "\tversion pkg/version gitVersion=tag\n" + pin("v1.0.0", "series=p/1 revision=1 default"), `pins.txt:3: version: gitVersion: unknown field "tag" (fields: version, commit,`},
+		{"version var twice", head + "\tversion pkg/version v=version v=commit\n" + pin("v1.0.0", "series=p/1 revision=1 default"), "pins.txt:3: version: v is set twice"},
+		{"version bad package", head + "\tversion ./pkg/version v=version\n" + pin("v1.0.0", "series=p/1 revision=1 default"), `pins.txt:3: version: package "./pkg/version" must be a clean path`},
+		{"version not a var", head + "\tversion pkg/version 1x=version\n" + pin("v1.0.0", "series=p/1 revision=1 default"), `pins.txt:3: version: "1x=version" must be VAR=FIELD`},
 		{"bad carry", head + "\tcarry ../pkg\n" + pin("v1.0.0", "series=p/1 revision=1 default"), `pins.txt:3: carry: library "../pkg" must be a folder name under pkg/`},
 		{"carry twice in a line", head + "\tcarry a a\n" + pin("v1.0.0", "series=p/1 revision=1 default"), "pins.txt:3: carry lists a twice"},
 		{"duplicate upstream", head + pin("v1.0.0", "series=p/1 revision=1 default") + head + pin("v1.0.0", "series=p/1 revision=1 default"), "pins.txt:4: upstream k is already listed at line 1"},
@@ -104,6 +111,30 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("error = %v\nwant it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestParseBuildAndVersion(t *testing.T) {
+	content := "upstream k github.com/k/worker-operator\n" +
+		"\tbuild ./cmd/controller-manager=k-controller-manager ./cmd/search .\n" +
+		"\tversion pkg/version gitVersion=version gitCommit=commit buildDate=build-date\n" +
+		"\tpin v1.0.0 " + sumA + " series=p/1 revision=1 default\n"
+	f, err := Parse("pins.txt", []byte(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := f.Upstreams[0]
+	if got := strings.Join(u.Build, " "); got != "./cmd/controller-manager ./cmd/search ." {
+		t.Errorf("Build = %q", got)
+	}
+	for pkg, want := range map[string]string{"./cmd/controller-manager": "k-controller-manager", "./cmd/search": "search", ".": "worker-operator"} {
+		if got := u.BinaryName(pkg); got != want {
+			t.Errorf("BinaryName(%s) = %q, want %q", pkg, got, want)
+		}
+	}
+	want := &VersionVars{Package: "pkg/version", Vars: []VersionVar{{"gitVersion", FieldVersion}, {"gitCommit", FieldCommit}, {"buildDate", FieldBuildDate}}}
+	if u.Version == nil || u.Version.Package != want.Package || len(u.Version.Vars) != 3 || u.Version.Vars[2] != want.Vars[2] {
+		t.Errorf("Version = %+v, want %+v", u.Version, want)
 	}
 }
 

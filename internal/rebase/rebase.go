@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/mod/semver"
 
@@ -199,6 +200,10 @@ func classify(tree *patchset.Tree, p *patchset.Patch, version string) (PatchRepo
 	}
 	if upstreamSays {
 		pr.Notes = append(pr.Notes, fmt.Sprintf("Applied-Upstream: %s: upstream has its own fix in %s; if the regression test passes on pristine, drop the patch", applied, version))
+	} else if b := p.Header.UpstreamBackport; b != "" {
+		// A backport is upstream's own code, so it conflicts rather than
+		// reverse-applies: the pristine regression check decides.
+		pr.Notes = append(pr.Notes, fmt.Sprintf("Upstream-Backport: %s: if %s contains it, the regression test passes on pristine and the patch can be dropped", strings.Fields(b)[0], version))
 	}
 	return pr, nil
 }

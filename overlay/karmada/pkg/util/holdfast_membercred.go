@@ -22,28 +22,12 @@ limitations under the License.
 package util
 
 import (
-	"sync"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	clusterv1alpha1 "github.com/karmada-io/karmada/pkg/apis/cluster/v1alpha1"
 	"github.com/karmada-io/karmada/third_party/holdfast/membercred"
 )
-
-// holdfastMemberMetrics registers membercred's collectors on
-// controller-runtime's registry, the one karmada-controller-manager serves
-// on its metrics endpoint. Without metrics the transport still works, so a
-// registration error is logged rather than failing client construction.
-var holdfastMemberMetrics = sync.OnceValue(func() *membercred.Metrics {
-	m, err := membercred.NewMetrics(ctrlmetrics.Registry)
-	if err != nil {
-		klog.ErrorS(err, "Member credential metrics are not available")
-	}
-	return m
-})
 
 // holdfastWrapMemberCredential makes clusterConfig send the member cluster's
 // bearer token as its Secret holds it now, re-read periodically and at once
@@ -65,7 +49,7 @@ func holdfastWrapMemberCredential(clusterConfig *rest.Config, cluster *clusterv1
 		Name:         cluster.Spec.SecretRef.Name,
 		Getter:       secretGetter,
 		InitialToken: initialToken,
-		Metrics:      holdfastMemberMetrics(),
+		Metrics:      HoldfastMemberCredentialMetrics(),
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/provenance"
+)
+
+// runBuild applies the series (idempotently) and builds the pin's binaries
+// with provenance, for one pin or every pin with --all.
+func runBuild(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("build")
+	name := fs.String("upstream", "", "upstream name from pins.txt")
+	version := fs.String("version", "", "pinned version (default: the upstream's default pin)")
+	all := fs.Bool("all", false, "every pinned version of the upstream")
+	bin := fs.String("bin", "", "folder for the binaries (default: <root>/"+build.DefaultOut+")")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	up, selected, err := e.selectPins(*name, *version, *all)
+	if err != nil {
+		return err
+	}
+	if *bin == "" {
+		*bin = filepath.Join(e.root, build.DefaultOut)
+	}
+	source, err := build.ReadSource(ctx, e.root)
+	if err != nil {
+		return err
+	}
+	c := e.config("")
+	for _, pin := range selected {
+		tree, err := c.Build(ctx, up, pin, provenance.Patched)
+		if err != nil {
+			return err
+		}
+		stamp := build.Stamp{Version: tree.Record.HoldfastVersion, SeriesHash: tree.Record.SeriesHash, Source: source}
+		bins, err := build.Build(ctx, build.Options{
+			Tree: tree.Dir, Upstream: up, Pin: pin, Stamp: stamp, Out: *bin, Log: e.stdout,
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%s %s: %s, series %s (%s), holdfast %s (%s), built %s\n", up.Name, pin.Version,
+			stamp.Version, build.ShortSeriesHash(stamp.SeriesHash), stamp.SeriesHash, source.ShortCommit, source.TreeState, source.Date.Format("2006-01-02T15:04:05Z"))
+		for _, b := range bins {
+			fmt.Fprintf(e.stdout, "  %s\n", b.Path)
+		}
+	}
+	return nil
+}

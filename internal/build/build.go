@@ -1,0 +1,122 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/holdfast-dist/holdfast/internal/pins"
+)
+
+// DefaultOut is where binaries go unless told otherwise; _output/ is
+// ignored by git.
+const DefaultOut = "_output/bin"
+
+// Options say what to build and where.
+type Options struct {
+	// Tree is the patched tree to build in.
+	Tree     string
+	Upstream *pins.Upstream
+	Pin      pins.Pin
+	Stamp    Stamp
+	// Out is the folder that receives <upstream>-<version>/.
+	Out string
+	// Env is the go command's environment; nil inherits holdfast's.
+	// CGO_ENABLED=0 is always added.
+	Env []string
+	// Log receives the go command lines; nil discards.
+	Log io.Writer
+}
+
+// Binary is one built file.
+type Binary struct {
+	Package string
+	Path    string
+}
+
+// Dir is the folder a pin's binaries are written to.
+func Dir(out string, up *pins.Upstream, version string) string {
+	return filepath.Join(out, up.Name+"-"+version)
+}
+
+// Build compiles every build package of the upstream into a hidden folder
+// beside the destination and renames it into place once all are built; a
+// failure leaves the previous binaries as they were.
+func Build(ctx context.Context, o Options) ([]Binary, error) {
+	ldflags, err := LDFlags(o.Upstream.Module, o.Upstream.Version, o.Stamp)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", o.Upstream.Name, o.Pin.Version, err)
+	}
+	// The go command runs in the tree, so a relative -o would land there.
+	out, err := filepath.Abs(o.Out)
+	if err != nil {
+		return nil, err
+	}
+	dest := Dir(out, o.Upstream, o.Pin.Version)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(out, "."+filepath.Base(dest)+".partial-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)                      // gone after the rename; cleans up after a failure
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700 would hide the binaries from other users
+		return nil, err
+	}
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(env[:len(env):len(env)], "CGO_ENABLED=0")
+	var bins []Binary
+	for _, pkg := range o.Upstream.Build {
+		name := o.Upstream.BinaryName(pkg)
+		args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", filepath.Join(tmp, name), pkg}
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "  (cd %s && CGO_ENABLED=0 go %s)\n", o.Tree, quote(args))
+		}
+		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd.Dir, cmd.Env = o.Tree, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return nil, ctxErr
+			}
+			return nil, fmt.Errorf("%s %s: building %s: %v\n%s", o.Upstream.Name, o.Pin.Version, pkg, err, strings.TrimSpace(string(out)))
+		}
+		bins = append(bins, Binary{Package: pkg, Path: filepath.Join(dest, name)})
+	}
+	if err := replace(tmp, dest); err != nil {
+		return nil, err
+	}
+	return bins, nil
+}
+
+// replace moves dir to dest, setting any previous dest aside first: a
+// directory cannot be renamed over a non-empty one.
+func replace(dir, dest string) error {
+	old := dir + ".old"
+	if err := os.Rename(dest, old); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if err := os.Rename(dir, dest); err != nil {
+		_ = os.Rename(old, dest) // put the previous binaries back
+		return err
+	}
+	return os.RemoveAll(old)
+}
+
+func quote(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, " \t") {
+			a = "'" + a + "'"
+		}
+		q[i] = a
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,201 @@
+package treetest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Runner runs `go test -json` in a tree.
+type Runner struct {
+	// Env is the go command's environment; nil inherits holdfast's.
+	Env []string
+	// Log receives the command line of every run; nil discards.
+	Log io.Writer
+}
+
+// Run is the outcome of one `go test -json` invocation.
+type Run struct {
+	// Tests maps "package TestName" (top-level tests only) to pass.
+	Tests map[string]bool
+	// Packages maps each package to whether it passed; a package that
+	// failed to build is false and listed in BuildFailed.
+	Packages    map[string]bool
+	BuildFailed []string
+	// Output keeps the output lines of failed tests and builds, for the
+	// report, in arrival order.
+	Output   []string
+	Duration time.Duration
+}
+
+// event is one line of test2json (cmd/test2json's TestEvent).
+type event struct {
+	Action     string
+	Package    string
+	Test       string
+	Output     string
+	ImportPath string
+}
+
+// GoTest runs `go test -json args... pkgs...` in dir. A non-zero exit of
+// the go command is not an error: failures are in the Run. The error is
+// for a go command that could not run or whose output is not test2json.
+func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*Run, error) {
+	argv := append(append([]string{"test", "-json"}, args...), pkgs...)
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, "  (cd %s && go %s)\n", dir, strings.Join(argv, " "))
+	}
+	cmd := exec.CommandContext(ctx, "go", argv...)
+	cmd.Dir = dir
+	cmd.Env = r.Env
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("go test in %s: %w", dir, err)
+	}
+	run, parseErr := parse(stdout)
+	waitErr := cmd.Wait()
+	run.Duration = time.Since(start)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if parseErr != nil {
+		return nil, fmt.Errorf("go test in %s: reading its -json output: %w", dir, parseErr)
+	}
+	// Build errors of test packages arrive as events; anything left on
+	// stderr with no package outcome at all (a bad pattern, a broken
+	// go.mod) means nothing was tested.
+	if waitErr != nil && len(run.Packages) == 0 {
+		return nil, fmt.Errorf("go test in %s: %v: %s", dir, waitErr, strings.TrimSpace(stderr.String()))
+	}
+	if s := strings.TrimSpace(stderr.String()); s != "" {
+		run.Output = append(run.Output, strings.Split(s, "\n")...)
+	}
+	return run, nil
+}
+
+func parse(r io.Reader) (*Run, error) {
+	run := &Run{Tests: map[string]bool{}, Packages: map[string]bool{}}
+	// Output of a test is only kept once it is known to have failed.
+	pending := map[string][]string{}
+	failedBuild := map[string]bool{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if len(line) == 0 || line[0] != '{' {
+			continue // go vet or build noise outside the event stream
+		}
+		var ev event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			return run, err
+		}
+		key := ev.Package + " " + ev.Test
+		switch ev.Action {
+		case "build-output":
+			pending["build "+ev.ImportPath] = append(pending["build "+ev.ImportPath], strings.TrimRight(ev.Output, "\n"))
+		case "build-fail":
+			failedBuild[ev.ImportPath] = true
+			run.Output = append(run.Output, pending["build "+ev.ImportPath]...)
+		case "output":
+			pending[key] = append(pending[key], strings.TrimRight(ev.Output, "\n"))
+		case "pass", "skip":
+			if ev.Test == "" {
+				run.Packages[ev.Package] = true
+			} else if !strings.Contains(ev.Test, "/") {
+				run.Tests[key] = true
+			}
+			delete(pending, key)
+		case "fail":
+			if ev.Test == "" {
+				run.Packages[ev.Package] = false
+			} else if !strings.Contains(ev.Test, "/") {
+				run.Tests[key] = false
+			}
+			run.Output = append(run.Output, pending[key]...)
+			delete(pending, key)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return run, err
+	}
+	for pkg, ok := range run.Packages {
+		if ok {
+			continue
+		}
+		// A package that failed with no failed test did not build (or its
+		// TestMain failed): go reports "[build failed]"/"[setup failed]".
+		if failedBuild[pkg] || !run.anyTestIn(pkg) {
+			run.BuildFailed = append(run.BuildFailed, pkg)
+		}
+	}
+	sort.Strings(run.BuildFailed)
+	return run, nil
+}
+
+func (r *Run) anyTestIn(pkg string) bool {
+	for key := range r.Tests {
+		if strings.HasPrefix(key, pkg+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// Test returns whether the top-level test name ran in some package and,
+// if so, whether it passed everywhere it ran.
+func (r *Run) Test(name string) (ran, passed bool) {
+	passed = true
+	for key, ok := range r.Tests {
+		if strings.HasSuffix(key, " "+name) {
+			ran = true
+			passed = passed && ok
+		}
+	}
+	return ran, ran && passed
+}
+
+// FailedPackages lists the packages that failed, sorted.
+func (r *Run) FailedPackages() []string {
+	var failed []string
+	for pkg, ok := range r.Packages {
+		if !ok {
+			failed = append(failed, pkg)
+		}
+	}
+	sort.Strings(failed)
+	return failed
+}
+
+// FailedTests lists "package TestName" of the failed top-level tests,
+// leaving out those named in except.
+func (r *Run) FailedTests(except []string) []string {
+	skip := map[string]bool{}
+	for _, name := range except {
+		skip[name] = true
+	}
+	var failed []string
+	for key, ok := range r.Tests {
+		if _, name, _ := strings.Cut(key, " "); !ok && !skip[name] {
+			failed = append(failed, key)
+		}
+	}
+	sort.Strings(failed)
+	return failed
+}

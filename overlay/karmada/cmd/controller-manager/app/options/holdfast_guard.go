@@ -1,0 +1,88 @@
+/*
+Copyright 2026 The holdfast Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// holdfast glue, laid into the Karmada tree by holdfast's apply step from
+// overlay/karmada. Patch 0002-own-credential-guard adds one Options field,
+// one AddFlags call and one Validate line that reach these definitions; the
+// guard itself lives in the carried third_party/holdfast/membercred.
+
+package options
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// The own-credential guard's actions as flag values. "exit" and
+// "unhealthy" are membercred.GuardAction values; "off" installs nothing.
+const (
+	OwnCredentialGuardExit      = "exit"
+	OwnCredentialGuardUnhealthy = "unhealthy"
+	OwnCredentialGuardOff       = "off"
+)
+
+// OwnCredentialGuardOptions configure the guard on karmada-controller-manager's
+// own karmada-apiserver credential. Member cluster clients never see it.
+// The zero value is valid and means the defaults, as in membercred's
+// options, so that Options built in code without flags (upstream's own
+// validation tests) keep validating.
+type OwnCredentialGuardOptions struct {
+	// Action is exit, unhealthy or off; "" means exit.
+	Action string
+	// Threshold is how many 401s in a row, each persisting after the
+	// credential was re-read, trip the guard; 0 means 5.
+	Threshold int
+	// Window is the longest time the last Threshold 401s may span; 0
+	// means 5m.
+	Window time.Duration
+}
+
+// AddFlags adds the guard's flags. The defaults are membercred's (exit after
+// 5 persisting 401s within 5m; see DefaultGuardThreshold for why 5): exit,
+// because a controller-manager that cannot authenticate cannot even release
+// its leader lease, and a restart mounts a fresh ServiceAccount token.
+func (o *OwnCredentialGuardOptions) AddFlags(flags *pflag.FlagSet) {
+	flags.StringVar(&o.Action, "own-credential-guard-action", OwnCredentialGuardExit, fmt.Sprintf(
+		"What to do when karmada-apiserver keeps rejecting this process's own credential with 401 Unauthorized: "+
+			"'%s' exits so the container restarts with a fresh token, '%s' fails /readyz until a request is accepted again, '%s' disables the guard. "+
+			"Member cluster credentials never trigger it.", OwnCredentialGuardExit, OwnCredentialGuardUnhealthy, OwnCredentialGuardOff))
+	flags.IntVar(&o.Threshold, "own-credential-guard-threshold", 5,
+		"How many 401 responses in a row to this process's own credential, each persisting after the credential was re-read, trip the own-credential guard.")
+	flags.DurationVar(&o.Window, "own-credential-guard-window", 5*time.Minute,
+		"The longest time the last --own-credential-guard-threshold 401 responses may span for the own-credential guard to trip.")
+}
+
+// Validate checks the guard's flags; each message names its flag.
+func (o *OwnCredentialGuardOptions) Validate() field.ErrorList {
+	errs := field.ErrorList{}
+	newPath := field.NewPath("Options", "OwnCredentialGuard")
+	switch o.Action {
+	case "", OwnCredentialGuardExit, OwnCredentialGuardUnhealthy, OwnCredentialGuardOff:
+	default:
+		errs = append(errs, field.Invalid(newPath.Child("Action"), o.Action, fmt.Sprintf("--own-credential-guard-action must be %q, %q or %q",
+			OwnCredentialGuardExit, OwnCredentialGuardUnhealthy, OwnCredentialGuardOff)))
+	}
+	if o.Threshold < 0 {
+		errs = append(errs, field.Invalid(newPath.Child("Threshold"), o.Threshold, "--own-credential-guard-threshold must be at least 1 (0 for the default, 5)"))
+	}
+	if o.Window < 0 {
+		errs = append(errs, field.Invalid(newPath.Child("Window"), o.Window.String(), "--own-credential-guard-window must be greater than 0 (0 for the default, 5m)"))
+	}
+	return errs
+}
