@@ -38,12 +38,13 @@ fmt-check: ## Fail if any Go file is not gofmt-clean.
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 .PHONY: vet
-vet: ## Run go vet on every package.
+vet: ## Run go vet on every package, e2e-tagged test files included.
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags e2e ./e2e/... ./internal/charts/
 
 .PHONY: unit
 unit: ## Unit tests of every package, with the race detector.
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 .PHONY: compat
 compat: ## Build and test pkg/ against each upstream's own dependency versions.
@@ -58,7 +59,7 @@ matrix: ## upstream-test and binaries for every pinned version (all three Karmad
 	for u in $(UPSTREAMS); do $(HOLDFAST) test --upstream $$u --all && $(HOLDFAST) build --upstream $$u --all; done
 
 .PHONY: test
-test: verify unit compat upstream-test ## Every test: static checks, unit tests (-race), compat, upstream-test (README's second command).
+test: verify unit compat upstream-test e2e charts-test ## Every test: static checks, unit (-race), compat, upstream-test, e2e suites, chart tests (README's second command).
 
 .PHONY: bench
 bench: ## Benchmarks: per-request cost of the member token transport against client-go's paths.
@@ -85,6 +86,74 @@ patch-matrix: ## Patched trees of every pinned version of every upstream.
 .PHONY: binaries
 binaries: ## Patched binaries with provenance for every upstream's default pin, into _output/bin/<upstream>-<version>/.
 	for u in $(UPSTREAMS); do $(HOLDFAST) build --upstream $$u; done
+
+# --- end-to-end suites (e2e/) ---------------------------------------------
+
+# Go test flags for the suites; E2E_RUN selects scenarios (go test -run).
+E2E_TIMEOUT ?= 40m
+E2E_RUN ?=
+
+.PHONY: e2e-binaries
+e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-controller-manager and worker-operator.
+	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager
+	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager --pristine
+	$(HOLDFAST) build --upstream workeroperator
+	$(HOLDFAST) build --upstream workeroperator --pristine
+
+.PHONY: e2e
+e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (rotation, hub failover, own credential); report in _output/reports/e2e.md|json.
+	$(if $(E2E_RUN),,rm -f $(OUTPUT_DIR)/reports/e2e/*.json)
+	rc=0; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') ./e2e/... || rc=$$?; \
+	$(GO) run ./e2e/cmd/e2e-report; exit $$rc
+
+# --- images (internal/image, images/) ---------------------------------------
+
+# Platforms the images are built for; linux/amd64 and linux/arm64 are what
+# Karmada and KubeSlice publish.
+PLATFORMS ?= linux/amd64,linux/arm64
+# Registry (and namespace) images are pushed to; charts go to $(REGISTRY)/charts.
+REGISTRY ?=
+# PLAIN_HTTP=1 for a local registry without TLS; INSECURE=1 to skip TLS verification.
+PLAIN_HTTP ?=
+INSECURE ?=
+
+.PHONY: images
+images: ## Container images of every upstream's default pin (both platforms): OCI layouts, docker tarballs, SBOMs under _output/images/.
+	$(HOLDFAST) images build --platforms $(PLATFORMS)
+
+.PHONY: images-push
+images-push: ## Push the built images with their SBOMs: make images-push REGISTRY=ghcr.io/holdfast-dist [PLAIN_HTTP=1 | INSECURE=1].
+	@[ -n "$(REGISTRY)" ] || { echo "usage: make images-push REGISTRY=<registry>/<namespace> [PLAIN_HTTP=1 | INSECURE=1]"; exit 2; }
+	$(HOLDFAST) images push --registry $(REGISTRY) $(if $(PLAIN_HTTP),--plain-http) $(if $(INSECURE),--insecure)
+
+.PHONY: images-test
+images-test: ## Image tests alone: assembly, SBOM, reproducibility, Dockerfiles, the real images through an in-process registry.
+	$(GO) test -race -count=1 ./internal/image/ ./internal/imagebuild/
+	$(GO) test -count=1 -timeout 30m -run TestImagesRealUpstreams ./cmd/holdfast/
+
+# --- charts (charts/, internal/charts) --------------------------------------
+
+.PHONY: charts
+charts: ## Helm charts of the default pins (karmada, worker-operator), packaged into _output/charts/.
+	$(HOLDFAST) charts build --out $(OUTPUT_DIR)/charts
+
+.PHONY: charts-push
+charts-push: ## Push _output/charts/ to <REGISTRY>/charts over OCI: make charts-push REGISTRY=ghcr.io/holdfast-dist [PLAIN_HTTP=1] (helm registry login first).
+	@[ -n "$(REGISTRY)" ] || { echo "usage: make charts-push REGISTRY=<registry>/<namespace> [PLAIN_HTTP=1]"; exit 2; }
+	$(HOLDFAST) charts push --out $(OUTPUT_DIR)/charts --registry oci://$(REGISTRY)/charts $(if $(PLAIN_HTTP),--plain-http)
+
+.PHONY: charts-test
+charts-test: ## Chart tests with the real helm: lint, render, schema, install into a real kube-apiserver, OCI push/pull.
+	$(GO) test -tags e2e -count=1 -timeout 30m ./internal/charts/
+
+# --- release ----------------------------------------------------------------
+
+.PHONY: release
+release: ## Release the default pins: make release VERSION=vX.Y.Z (pins, patch, binaries, unit, upstream-test, e2e, images, charts -> _output/release/VERSION); see docs/release.md.
+	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
+	$(HOLDFAST) release --preflight --version $(VERSION)
+	$(MAKE) pins-verify patch binaries unit upstream-test e2e images charts
+	$(HOLDFAST) release --version $(VERSION)
 
 .PHONY: rebase
 rebase: ## Try the series on another upstream tag: make rebase UPSTREAM=karmada VERSION=vX.Y.Z [UPDATE_PINS=1].

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/provenance"
 )
 
@@ -16,6 +18,8 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	name := fs.String("upstream", "", "upstream name from pins.txt")
 	version := fs.String("version", "", "pinned version (default: the upstream's default pin)")
 	all := fs.Bool("all", false, "every pinned version of the upstream")
+	pristine := fs.Bool("pristine", false, "build the pristine twin (upstream as released) into NAME-VERSION-pristine")
+	only := fs.String("only", "", "comma-separated binary names to build (default: every build package of the upstream)")
 	bin := fs.String("bin", "", "folder for the binaries (default: <root>/"+build.DefaultOut+")")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -31,15 +35,27 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	kind := provenance.Patched
+	if *pristine {
+		kind = provenance.Pristine
+	}
 	c := e.config("")
 	for _, pin := range selected {
-		tree, err := c.Build(ctx, up, pin, provenance.Patched)
+		tree, err := c.Build(ctx, up, pin, kind)
 		if err != nil {
 			return err
 		}
 		stamp := build.Stamp{Version: tree.Record.HoldfastVersion, SeriesHash: tree.Record.SeriesHash, Source: source}
+		name := ""
+		if kind == provenance.Pristine {
+			// Upstream's own version string: the pristine binary must not
+			// pass for a holdfast build.
+			stamp = build.Stamp{Version: pin.Version, Source: source}
+			name = pipeline.TreeDir(up, pin.Version, kind)
+		}
 		bins, err := build.Build(ctx, build.Options{
-			Tree: tree.Dir, Upstream: up, Pin: pin, Stamp: stamp, Out: *bin, Log: e.stdout,
+			Tree: tree.Dir, Upstream: up, Pin: pin, Stamp: stamp, Out: *bin, Name: name, Log: e.stdout,
+			Only: splitList(*only),
 		})
 		if err != nil {
 			return err
@@ -51,4 +67,15 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

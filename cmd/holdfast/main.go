@@ -9,9 +9,14 @@
 //	holdfast pins verify [--upstream NAME]
 //	holdfast fetch   --upstream NAME [--version V]
 //	holdfast apply   --upstream NAME [--version V | --all] [--out DIR] [--patched-only]
-//	holdfast build   --upstream NAME [--version V | --all] [--bin DIR]
+//	holdfast build   --upstream NAME [--version V | --all] [--bin DIR] [--pristine] [--only BIN,...]
 //	holdfast test    --upstream NAME [--version V | --all] [--reports DIR]
 //	holdfast rebase  --upstream NAME --version V [--series DIR] [--update-pins]
+//	holdfast charts  build [--out DIR] [--helm PATH]
+//	holdfast charts  push --registry R [--plain-http] [--out DIR] [--helm PATH]
+//	holdfast images  build [--upstream NAME [--version V]] [--platforms LIST] [--only BIN,...] [--registry R] [--out DIR] [--bin DIR] [--trees DIR]
+//	holdfast images  push --registry R [--upstream NAME [--version V]] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
+//	holdfast release --version V [--out DIR]
 //	holdfast version
 //
 // Every command takes --root (the repository, default "."). Exit status is
@@ -43,11 +48,23 @@ const usage = `usage:
   holdfast apply   --upstream NAME [--version V | --all] build patched and pristine trees under _output/trees
                    [--out DIR] [--patched-only]
   holdfast build   --upstream NAME [--version V | --all] apply, then build the binaries with provenance
-                   [--bin DIR]                           (into _output/bin/NAME-VERSION)
+                   [--bin DIR] [--pristine] [--only BIN,...] (into _output/bin/NAME-VERSION[-pristine])
   holdfast test    --upstream NAME [--version V | --all] apply, then run the tests; RED/GREEN report
                    [--reports DIR]                       (Markdown and JSON under _output/reports)
   holdfast rebase  --upstream NAME --version V           try the series on another upstream version
                    [--series DIR] [--update-pins]
+  holdfast charts  build [--out DIR] [--helm PATH]       package the Helm charts of the default pins
+                                                         (into _output/charts)
+  holdfast charts  push --registry R [--plain-http]      push them to an OCI registry
+                   [--out DIR] [--helm PATH]
+  holdfast images  build [--upstream NAME [--version V]] cross-build and assemble the images: OCI layout,
+                   [--platforms linux/amd64,linux/arm64] docker tarball per platform, SBOM
+                   [--only BIN,...] [--registry R]       (into _output/images/NAME-VERSION)
+                   [--out DIR] [--bin DIR] [--trees DIR]
+  holdfast images  push --registry R [--upstream NAME]   push them (index + SBOM) to R/BINARY:VERSION
+                   [--version V] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
+  holdfast release --version V [--out DIR]               assemble _output/release/V from the built artifacts
+                                                         (refuses a dirty tree or a failing report)
   holdfast version
 common flags: --root DIR (holdfast repository, default ".")
 `
@@ -64,6 +81,9 @@ var commands = []command{
 	{"build", runBuild},
 	{"test", runTest},
 	{"rebase", runRebase},
+	{"charts", runCharts},
+	{"images", runImages},
+	{"release", runRelease},
 	{"version", runVersion},
 }
 

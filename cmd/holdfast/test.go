@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/holdfast-dist/holdfast/internal/build"
 	"path/filepath"
 
 	"github.com/holdfast-dist/holdfast/internal/pins"
@@ -36,6 +37,10 @@ func runTest(ctx context.Context, e *env, args []string) error {
 	if *reports == "" {
 		*reports = filepath.Join(e.root, DefaultReports)
 	}
+	source, err := build.ReadSource(ctx, e.root)
+	if err != nil {
+		return err
+	}
 	c := e.config("")
 	runner := treetest.Runner{Log: e.stdout}
 	var results []*treetest.Result
@@ -44,6 +49,7 @@ func runTest(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		r.HoldfastCommit, r.HoldfastTreeState = source.Commit, source.TreeState
 		results = append(results, r)
 	}
 	fmt.Fprintln(e.stdout)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/pins"
@@ -23,10 +24,22 @@ type Options struct {
 	Upstream *pins.Upstream
 	Pin      pins.Pin
 	Stamp    Stamp
-	// Out is the folder that receives <upstream>-<version>/.
+	// Out is the folder that receives <upstream>-<version>/ (Name).
 	Out string
+	// Name is the folder under Out; empty means Dir's <upstream>-<version>.
+	// Pristine builds use <upstream>-<version>-pristine so the e2e suites
+	// can run the unpatched binary beside the patched one.
+	Name string
+	// Only, if set, restricts the build to these binary names (the e2e
+	// suites need karmada-controller-manager alone, not all three).
+	Only []string
+	// Platform is the target; the zero Platform is the host, built into
+	// Out/<upstream>-<version>/ as always (the e2e suites run those). Any
+	// other is cross-compiled into PlatformDir, beside it: a host build
+	// replaces its own folder whole and must not take the others with it.
+	Platform Platform
 	// Env is the go command's environment; nil inherits holdfast's.
-	// CGO_ENABLED=0 is always added.
+	// CGO_ENABLED=0 is always added, and GOOS/GOARCH for a Platform.
 	Env []string
 	// Log receives the go command lines; nil discards.
 	Log io.Writer
@@ -47,6 +60,9 @@ func Dir(out string, up *pins.Upstream, version string) string {
 // beside the destination and renames it into place once all are built; a
 // failure leaves the previous binaries as they were.
 func Build(ctx context.Context, o Options) ([]Binary, error) {
+	if err := checkOnly(o.Upstream, o.Only); err != nil {
+		return nil, err
+	}
 	ldflags, err := LDFlags(o.Upstream.Module, o.Upstream.Version, o.Stamp)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", o.Upstream.Name, o.Pin.Version, err)
@@ -57,10 +73,16 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 		return nil, err
 	}
 	dest := Dir(out, o.Upstream, o.Pin.Version)
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if o.Name != "" {
+		dest = filepath.Join(out, o.Name)
+	}
+	if o.Platform != (Platform{}) {
+		dest = platformDir(dest, o.Platform)
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(out, "."+filepath.Base(dest)+".partial-")
+	tmp, err := os.MkdirTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".partial-")
 	if err != nil {
 		return nil, err
 	}
@@ -73,12 +95,18 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 		env = os.Environ()
 	}
 	env = append(env[:len(env):len(env)], "CGO_ENABLED=0")
+	if o.Platform != (Platform{}) {
+		env = append(env, "GOOS="+o.Platform.OS, "GOARCH="+o.Platform.Arch)
+	}
 	var bins []Binary
 	for _, pkg := range o.Upstream.Build {
 		name := o.Upstream.BinaryName(pkg)
+		if len(o.Only) > 0 && !slices.Contains(o.Only, name) {
+			continue
+		}
 		args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", filepath.Join(tmp, name), pkg}
 		if o.Log != nil {
-			fmt.Fprintf(o.Log, "  (cd %s && CGO_ENABLED=0 go %s)\n", o.Tree, quote(args))
+			fmt.Fprintf(o.Log, "  (cd %s && CGO_ENABLED=0 %sgo %s)\n", o.Tree, o.Platform.goEnv(), quote(args))
 		}
 		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir, cmd.Env = o.Tree, env
@@ -89,6 +117,19 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 			return nil, fmt.Errorf("%s %s: building %s: %v\n%s", o.Upstream.Name, o.Pin.Version, pkg, err, strings.TrimSpace(string(out)))
 		}
 		bins = append(bins, Binary{Package: pkg, Path: filepath.Join(dest, name)})
+	}
+	if len(o.Only) > 0 {
+		// A partial build must not take away the binaries it did not
+		// build: each one replaces its namesake, atomically.
+		if err := os.MkdirAll(dest, 0o755); err != nil {
+			return nil, err
+		}
+		for _, b := range bins {
+			if err := os.Rename(filepath.Join(tmp, filepath.Base(b.Path)), b.Path); err != nil {
+				return nil, err
+			}
+		}
+		return bins, nil
 	}
 	if err := replace(tmp, dest); err != nil {
 		return nil, err
@@ -119,4 +160,19 @@ func quote(args []string) string {
 		q[i] = a
 	}
 	return strings.Join(q, " ")
+}
+
+// checkOnly names a binary the upstream does not build rather than
+// building nothing.
+func checkOnly(up *pins.Upstream, only []string) error {
+	var names []string
+	for _, pkg := range up.Build {
+		names = append(names, up.BinaryName(pkg))
+	}
+	for _, o := range only {
+		if !slices.Contains(names, o) {
+			return fmt.Errorf("%s builds no binary %q (it builds %s)", up.Name, o, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }

@@ -143,4 +143,22 @@ func TestBuild(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "up-v1.2.0", "up-hello")); err != nil {
 		t.Errorf("failed build removed the previous binary: %v", err)
 	}
+
+	// --only rebuilds the named binary in place and keeps the others.
+	o.Upstream = &up
+	other := filepath.Join(out, "up-v1.2.0", "up-other")
+	if err := os.WriteFile(other, []byte("built earlier"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	o.Only = []string{"up-hello"}
+	if bins, err := build.Build(context.Background(), o); err != nil || len(bins) != 1 {
+		t.Fatalf("--only up-hello: %v, %+v", err, bins)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a partial build removed a binary it did not build: %v", err)
+	}
+	o.Only = []string{"up-nope"}
+	if _, err := build.Build(context.Background(), o); err == nil || !strings.Contains(err.Error(), `no binary "up-nope"`) || !strings.Contains(err.Error(), "up-hello") {
+		t.Errorf("--only naming an unknown binary: err = %v, want one naming it and the known ones", err)
+	}
 }

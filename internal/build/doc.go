@@ -12,5 +12,7 @@
 //
 // Binaries are built into a hidden folder and renamed into
 // <out>/<upstream>-<version>/ last, so a reader never sees a half-written
-// set.
+// set. That folder holds the host build; a Platform (GOOS/GOARCH, for the
+// images) is cross-compiled into <out>/<upstream>-<version>-platforms/
+// <os>/<arch>/ beside it, so neither kind of build replaces the other.
 package build

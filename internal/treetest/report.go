@@ -42,6 +42,11 @@ type Result struct {
 	// PatchedTime and PristineTime are wall-clock go test times.
 	PatchedTime  Duration `json:"patchedSeconds"`
 	PristineTime Duration `json:"pristineSeconds"`
+	// HoldfastCommit is the holdfast commit the report was written from;
+	// the release step refuses a report of another commit.
+	HoldfastCommit string `json:"holdfastCommit,omitempty"`
+	// HoldfastTreeState is "clean" unless the checkout had changes.
+	HoldfastTreeState string `json:"holdfastTreeState,omitempty"`
 }
 
 // Duration marshals as seconds, rounded to a tenth.
@@ -50,6 +55,17 @@ type Duration time.Duration
 // MarshalJSON writes seconds.
 func (d Duration) MarshalJSON() ([]byte, error) {
 	return []byte(fmt.Sprintf("%.1f", time.Duration(d).Seconds())), nil
+}
+
+// UnmarshalJSON reads the seconds MarshalJSON writes, so a saved report
+// can be read back (the release step gates on it).
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var sec float64
+	if err := json.Unmarshal(b, &sec); err != nil {
+		return fmt.Errorf("duration: want seconds, got %s", b)
+	}
+	*d = Duration(time.Duration(sec * float64(time.Second)))
+	return nil
 }
 
 func (d Duration) String() string { return time.Duration(d).Round(100 * time.Millisecond).String() }

@@ -16,11 +16,16 @@ limitations under the License.
 
 // holdfast glue, laid into the worker-operator tree by holdfast's apply step
 // from overlay/workeroperator. It reports the provenance the build stamped
-// into pkg/holdfastversion; being an init, it needs no patch.
+// into pkg/holdfastversion, and answers --version; being an init, it needs
+// no patch.
 
 package main
 
 import (
+	"fmt"
+	"io"
+	"os"
+
 	"github.com/prometheus/client_golang/prometheus"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -32,6 +37,10 @@ import (
 // holdfast_build_info on the metrics endpoint, so a running worker says which
 // holdfast release and patch series it carries.
 func init() {
+	if holdfastVersionRequested(os.Args[1:]) {
+		holdfastPrintVersion(os.Stdout)
+		os.Exit(0)
+	}
 	logger.NewWrappedLogger().WithName("setup").Info("holdfast build",
 		"version", holdfastversion.Version, "seriesHash", holdfastversion.SeriesHash)
 	ctrlmetrics.Registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -41,4 +50,20 @@ func init() {
 			"version": holdfastversion.Version, "series_hash": holdfastversion.SeriesHash,
 		},
 	}, func() float64 { return 1 }))
+}
+
+// holdfastVersionRequested reports whether the command line asks only for
+// the version. worker-operator v1.6.4 has no version flag, and main parses
+// its flags with the standard flag package, which would reject one; answering
+// here, in an init that runs before main, keeps upstream's main.go unpatched.
+// Only a lone --version (or -version, as the flag package spells it too)
+// counts, so no upstream flag or argument is ever taken for it.
+func holdfastVersionRequested(args []string) bool {
+	return len(args) == 1 && (args[0] == "--version" || args[0] == "-version")
+}
+
+// holdfastPrintVersion writes the holdfast version first, so that the first
+// word is all a script needs, then the patch series it was built from.
+func holdfastPrintVersion(w io.Writer) {
+	fmt.Fprintf(w, "%s (series %s)\n", holdfastversion.Version, holdfastversion.SeriesHash)
 }

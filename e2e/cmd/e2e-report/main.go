@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/e2e/tools"
+	"github.com/holdfast-dist/holdfast/internal/build"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e-report:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("e2e-report", flag.ContinueOnError)
+	root := fs.String("root", "", "repository root (default: found from the working directory)")
+	strict := fs.Bool("strict", false, "exit 1 when a scenario did not show the expected result")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *root == "" {
+		r, err := tools.Root()
+		if err != nil {
+			return err
+		}
+		*root = r
+	}
+	in := filepath.Join(*root, report.Dir)
+	out := filepath.Dir(in) // _output/reports
+
+	rep, err := report.Merge(in)
+	if err != nil {
+		return err
+	}
+	source, err := build.ReadSource(context.Background(), *root)
+	if err != nil {
+		return err
+	}
+	rep.HoldfastCommit, rep.HoldfastTreeState = source.Commit, source.TreeState
+	data, err := rep.JSON()
+	if err != nil {
+		return err
+	}
+	mdPath, jsonPath := filepath.Join(out, "e2e.md"), filepath.Join(out, "e2e.json")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(mdPath, rep.Markdown(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(jsonPath, append(data, '\n'), 0o644); err != nil {
+		return err
+	}
+
+	unmet := rep.Unmet()
+	fmt.Printf("e2e report: %d suites, %d scenarios not as expected: %s\n", len(rep.Suites), len(unmet), mdPath)
+	for _, s := range unmet {
+		fmt.Printf("  %s / %s (%s): %s, expected %s\n", s.Suite, s.Name, s.Binary, s.Result, s.Expected)
+	}
+	if *strict && len(unmet) > 0 {
+		return fmt.Errorf("%d scenarios did not show the expected result", len(unmet))
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package karmada
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Log patterns the report quotes as evidence.
+var (
+	// NodeInformerUnauthorized is the member node reflector failing to
+	// authenticate: client-go's "Failed to watch" for *v1.Node with a 401.
+	NodeInformerUnauthorized = regexp.MustCompile(`Unauthorized.*\*v1\.Node|\*v1\.Node.*Unauthorized`)
+	// ListUnauthorized is any reflector's LIST refused with 401, and
+	// NodeListUnauthorized the node reflector's: the plainest evidence
+	// lines (a failed watch's error may carry the restart's connection
+	// reset in the same line).
+	ListUnauthorized     = regexp.MustCompile(`failed to list [^"]*: Unauthorized`)
+	NodeListUnauthorized = regexp.MustCompile(`failed to list \*v1\.Node: Unauthorized`)
+	// MemberTokenRejected is the patched binary saying the Secret's token is
+	// rejected by the member even after re-reading it (pkg/membercred).
+	MemberTokenRejected = regexp.MustCompile(`Member cluster rejects its credential`)
+	// MemberTokenPickedUp is the patched binary picking up a rotated token
+	// from the Secret (pkg/membercred, klog -v=2).
+	MemberTokenPickedUp = regexp.MustCompile(`Picked up a rotated member cluster token`)
+	// OwnCredentialExit is the own-credential guard's exit line.
+	OwnCredentialExit = regexp.MustCompile(`Own API server credential is permanently rejected, exiting`)
+	// Unauthorized is any 401 a client-go component logs.
+	Unauthorized = regexp.MustCompile(`Unauthorized`)
+)
+
+// jwtLike matches what a ServiceAccount token looks like (three base64url
+// segments, the first starting with the encoding of `{"`), so that no log
+// line quoted into a report can carry one.
+var jwtLike = regexp.MustCompile(`eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+
+// Redact replaces anything token-shaped in s.
+func Redact(s string) string {
+	return jwtLike.ReplaceAllString(s, "<redacted>")
+}
+
+// maxEvidenceLen bounds a quoted line: klog lines with a full error chain
+// can be kilobytes, and a report line is for reading.
+const maxEvidenceLen = 400
+
+// Lines returns the lines of log from byte offset from on that match re,
+// redacted and shortened for a report. An offset lets a scenario look only
+// at what a process logged after a given moment (Process.Log's length then).
+func Lines(log string, from int, re *regexp.Regexp) []string {
+	if from < 0 || from > len(log) {
+		from = len(log)
+	}
+	// A line already begun at the offset was logged before the moment the
+	// offset marks: skip it.
+	if from > 0 && log[from-1] != '\n' {
+		if i := strings.IndexByte(log[from:], '\n'); i >= 0 {
+			from += i + 1
+		} else {
+			from = len(log)
+		}
+	}
+	var out []string
+	for _, line := range strings.Split(log[from:], "\n") {
+		if line == "" || !re.MatchString(line) {
+			continue
+		}
+		line = Redact(line)
+		if len(line) > maxEvidenceLen {
+			line = line[:maxEvidenceLen] + "..."
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// plainest returns preferred if it holds any line, else fallback: evidence
+// quotes the clearest line there is.
+func plainest(preferred, fallback []string) []string {
+	if len(preferred) > 0 {
+		return preferred
+	}
+	return fallback
+}

@@ -1,0 +1,102 @@
+//go:build e2e
+
+package karmada
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/holdfast-dist/holdfast/e2e/report"
+)
+
+// testLateSecret revokes the member's token first and restarts the member,
+// so the Secret holds a rejected token for a while; only once the node
+// informer has been refused after the restart does the new token arrive.
+// The patched binary must recover once the Secret holds it, without
+// exiting: its own-credential guard (default flags) ignores member 401s.
+func testLateSecret(t *testing.T, e *env) {
+	s := e.begin(t, "late-secret", Patched, report.Pass)
+	ctx := t.Context()
+	name := "late-secret"
+
+	j := e.join(t, name)
+	cm := e.startControllerManager(t, Patched, name)
+	baseline, err := e.baseline(ctx, name)
+	if err != nil {
+		s.fatalf("baseline: %v", err)
+	}
+	s.notef("baseline: %s", baseline)
+	cluster := map[string]string{"cluster": name}
+
+	if err := e.member.RevokeServiceAccount(ctx, memberNamespace, j.initialSA); err != nil {
+		s.fatalf("revoking the token in the Secret (ServiceAccount %s/%s): %v", memberNamespace, j.initialSA, err)
+	}
+	// From before the kill: the restart's 401s may come while Restart
+	// still waits for /readyz (see testRotation).
+	mark := len(cm.Log())
+	killed := time.Now()
+	if err := e.member.Restart(ctx); err != nil {
+		s.fatalf("restarting the member: %v", err)
+	}
+	restarted := time.Now()
+	s.timing("member-restart", restarted.Sub(killed))
+	want, err := e.createNode(ctx, name+"-after")
+	if err != nil {
+		s.fatalf("%v", err)
+	}
+
+	// The condition for the Secret's update: the node informer, the
+	// long-lived path, has met the member's 401 after the restart and got
+	// it back although the Secret was re-read (there was no other token
+	// yet), so it is in the reflector's backoff when the new token comes.
+	var refusal []string
+	err = wait.PollUntilContextTimeout(ctx, pollInterval, reflectorRetryBound, true, func(context.Context) (bool, error) {
+		refusal = Lines(cm.Log(), mark, NodeInformerUnauthorized)
+		return len(refusal) > 0, nil
+	})
+	if err != nil {
+		s.fatalf("the node informer met no 401 within %s after the member's restart: %v", reflectorRetryBound, err)
+	}
+	s.timing("member-kill-to-informer-401", time.Since(killed))
+	s.notef("evidence: %s", plainest(Lines(cm.Log(), mark, NodeListUnauthorized), refusal)[0])
+	if lines := Lines(cm.Log(), 0, MemberTokenRejected); len(lines) > 0 {
+		s.notef("evidence: %s", lines[0])
+	}
+
+	token, err := e.memberToken(ctx, j.rotatedSA)
+	if err != nil {
+		s.fatalf("minting the new token: %v", err)
+	}
+	if err := e.writeToken(ctx, j, token); err != nil {
+		s.fatalf("writing the new token to Secret %s/%s: %v", ClusterSecretNamespace, name, err)
+	}
+	written := time.Now()
+	st, err := e.waitCollected(ctx, name, want, recoverTimeout)
+	if err != nil {
+		s.outcome(report.Fail, "did not recover after the Secret got the new token: %v", err)
+		return
+	}
+	s.timing("secret-to-recovered", time.Since(written))
+	s.timing("restart-to-recovered", time.Since(restarted))
+	s.notef("recovered: %s", st)
+
+	m, err := cm.metrics(ctx)
+	if err != nil {
+		s.fatalf("%v", err)
+	}
+	if cm.Exited() {
+		s.errorf("%s exited (code %d) on a member's 401s", cm.Name(), cm.ExitCode())
+	}
+	if m.Sum(MemberUnauthorizedPersisted, cluster) == 0 {
+		s.errorf("%s is 0: no member 401 reached the controller-manager, so its guard was not put to the test", MemberUnauthorizedPersisted)
+	}
+	if tripped := m.Sum(OwnGuardTripped, nil); tripped != 0 {
+		s.errorf("%s = %v: the own-credential guard counted a member's 401s", OwnGuardTripped, tripped)
+	}
+	s.notef("metrics: %s=%v %s=%v %s=%v", MemberUnauthorizedPersisted, m.Sum(MemberUnauthorizedPersisted, cluster),
+		MemberUnauthorizedRecovered, m.Sum(MemberUnauthorizedRecovered, cluster), OwnGuardTripped, m.Sum(OwnGuardTripped, nil))
+	s.outcome(report.Pass, "GREEN: recovered once the Secret held the new token; the controller-manager kept running (own-credential guard at its defaults)")
+}

@@ -1,0 +1,50 @@
+//go:build e2e
+
+package karmada
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/e2e/tools"
+)
+
+// suiteName names the suite's report (_output/reports/e2e/<suite>.json).
+const suiteName = "karmada-rotation"
+
+// recorder collects every scenario's outcome; TestMain writes it once the
+// tests are done, whatever they did.
+var recorder *report.Recorder
+
+func TestMain(m *testing.M) {
+	root, err := tools.Root()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	recorder = report.NewRecorder(root, suiteName)
+	code := m.Run()
+	if err := recorder.Flush(); err != nil {
+		fmt.Fprintf(os.Stderr, "writing the %s report: %v\n", suiteName, err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// TestKarmadaRotation runs every scenario against one Karmada host and one
+// member cluster. The scenarios run one after another: each restarts a
+// shared cluster, and each has its own Cluster object, ServiceAccounts and
+// controller-manager, removed when it ends.
+func TestKarmadaRotation(t *testing.T) {
+	e := newEnv(t)
+	t.Run("rotation/pristine", func(t *testing.T) { testRotation(t, e, Pristine) })
+	t.Run("rotation/patched", func(t *testing.T) { testRotation(t, e, Patched) })
+	t.Run("late-secret/patched", func(t *testing.T) { testLateSecret(t, e) })
+	// Last: it restarts the Karmada host with both controller-managers'
+	// own credentials revoked.
+	t.Run("own-credential", func(t *testing.T) { testOwnCredential(t, e) })
+}

@@ -1,0 +1,16 @@
+// Package report records what the end-to-end suites showed and renders it
+// for people and programs.
+//
+// Each suite's TestMain holds a Recorder, adds one Scenario per scenario and
+// binary (the patched build, and the pristine upstream build where the suite
+// reproduces the bug the patch fixes), and flushes it to
+// _output/reports/e2e/<suite>.json. The suites run as separate test
+// binaries, possibly in parallel, so they never share a file; the
+// e2e-report command merges the per-suite files afterwards into one
+// Markdown table per suite plus a JSON document of the same content.
+//
+// A scenario's Result is what the binary showed and Expected what the suite
+// requires of it. A pristine binary is expected to be red ("red-as-expected"):
+// if it passes, the suite no longer reproduces the bug and proves nothing
+// about the patch, so that row counts as unmet like any failure.
+package report

@@ -1,0 +1,35 @@
+package report_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/holdfast-dist/holdfast/e2e/report"
+)
+
+// A suite records one scenario per binary; the pristine upstream binary is
+// expected to show the bug.
+func ExampleReport_Markdown() {
+	rep := report.Report{Suites: []report.Suite{{
+		Suite: "karmada-rotation",
+		Scenarios: []report.Scenario{
+			{Name: "rotation", Binary: "pristine", Result: report.RedAsExpected, Expected: report.RedAsExpected, Duration: 52 * time.Second},
+			{Name: "rotation", Binary: "patched", Result: report.Pass, Expected: report.Pass, Duration: 26 * time.Second,
+				Timings: map[string]time.Duration{"restart-to-recovered": 2 * time.Second}},
+		},
+	}}}
+	fmt.Printf("%s", rep.Markdown())
+	// Output:
+	// # holdfast end-to-end report
+	//
+	// All 2 scenarios showed the expected result.
+	//
+	// A pristine (unpatched upstream) binary is expected to be red: that shows the scenario detects the bug the patch fixes.
+	//
+	// ## karmada-rotation
+	//
+	// | Scenario | Binary | Result | Expected | As expected | Duration | Timings | Notes |
+	// |---|---|---|---|---|---|---|---|
+	// | rotation | pristine | red-as-expected | red-as-expected | yes | 52s |  |  |
+	// | rotation | patched | pass | pass | yes | 26s | restart-to-recovered 2s |  |
+}

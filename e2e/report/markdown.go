@@ -1,0 +1,91 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Markdown renders the report: a summary line, one table per suite, and the
+// component versions.
+func (r Report) Markdown() []byte {
+	var b bytes.Buffer
+	b.WriteString("# holdfast end-to-end report\n\n")
+	total, met := r.counts()
+	switch {
+	case total == 0:
+		b.WriteString("No scenarios ran.\n")
+	case met == total:
+		fmt.Fprintf(&b, "All %d scenarios showed the expected result.\n", total)
+	default:
+		fmt.Fprintf(&b, "**%d of %d scenarios did not show the expected result.**\n", total-met, total)
+	}
+	b.WriteString("\nA pristine (unpatched upstream) binary is expected to be red: that shows the scenario detects the bug the patch fixes.\n")
+
+	for _, s := range r.Suites {
+		fmt.Fprintf(&b, "\n## %s\n\n", cell(s.Suite))
+		if !s.Finished.IsZero() {
+			fmt.Fprintf(&b, "Finished %s.\n\n", s.Finished.UTC().Format("2006-01-02 15:04 UTC"))
+		}
+		if len(s.Scenarios) == 0 {
+			b.WriteString("No scenarios ran.\n")
+			continue
+		}
+		b.WriteString("| Scenario | Binary | Result | Expected | As expected | Duration | Timings | Notes |\n")
+		b.WriteString("|---|---|---|---|---|---|---|---|\n")
+		for _, sc := range s.Scenarios {
+			mark := "yes"
+			if !sc.Met() {
+				mark = "**NO**"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				cell(sc.Name), cell(sc.Binary), cell(string(sc.Result)), cell(string(sc.Expected)), mark,
+				formatDuration(sc.Duration), timings(sc), notes(sc.Notes))
+		}
+	}
+
+	versions := r.Versions()
+	if len(versions) > 0 {
+		b.WriteString("\n## Versions\n\n| Component | Version |\n|---|---|\n")
+		keys := make([]string, 0, len(versions))
+		for k := range versions {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "| %s | %s |\n", cell(k), cell(versions[k]))
+		}
+	}
+	return b.Bytes()
+}
+
+func timings(sc Scenario) string {
+	keys := make([]string, 0, len(sc.Timings))
+	for k := range sc.Timings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = cell(k) + " " + formatDuration(sc.Timings[k])
+	}
+	return strings.Join(parts, "<br>")
+}
+
+func notes(ns []string) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = cell(n)
+	}
+	return strings.Join(parts, "<br>")
+}
+
+// cellEscaper makes text safe inside a Markdown table cell: a pipe would end
+// the cell, and angle brackets would be read as HTML (a note saying
+// "<redacted>" would vanish from the rendered page).
+var cellEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "&", "&amp;", "<", "&lt;", ">", "&gt;", "\r\n", "<br>", "\n", "<br>")
+
+func cell(s string) string {
+	return cellEscaper.Replace(strings.TrimSpace(s))
+}

@@ -1,0 +1,130 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/holdfast-dist/holdfast/e2e/internal/logtail"
+)
+
+// buildLogLines is how much of a failed build's log an error quotes: enough
+// for the compiler's or the module loader's message, short enough to read.
+const buildLogLines = 20
+
+// build makes the wrapper module in a temporary folder next to the cache,
+// builds the binary there and moves it into place, writing the stamp last:
+// a build that fails or is interrupted never leaves a binary that looks
+// current.
+func build(ctx context.Context, root string, t Tool, stamp string) (err error) {
+	cache := filepath.Join(root, CacheDir)
+	work, err := os.MkdirTemp(cache, t.Name+"-"+t.Version+".build-")
+	if err != nil {
+		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
+	}
+	defer os.RemoveAll(work)
+
+	dir := t.Dir(root)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
+	}
+	// An old stamp must not outlive the binary it describes.
+	if err := os.Remove(filepath.Join(dir, stampFile)); err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
+	}
+	logPath := filepath.Join(dir, "build.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
+	}
+	defer logFile.Close()
+
+	if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte(t.GoMod), 0o644); err != nil {
+		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
+	}
+	// tools.go is the usual way to pin a command in a module: the build
+	// constraint keeps it out of every build while `go mod tidy` still sees
+	// the import and records the command's dependencies.
+	toolsGo := fmt.Sprintf("//go:build tools\n\npackage tools\n\nimport _ %q\n", t.Package)
+	if err := os.WriteFile(filepath.Join(work, "tools.go"), []byte(toolsGo), 0o644); err != nil {
+		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
+	}
+
+	out := filepath.Join(work, t.Name)
+	args := []string{"build", "-trimpath", "-o", out}
+	if t.LDFlags != "" {
+		args = append(args, "-ldflags", t.LDFlags)
+	}
+	args = append(args, t.Package)
+	for _, step := range [][]string{{"mod", "tidy"}, args} {
+		if err := runGo(ctx, work, logFile, step...); err != nil {
+			return fmt.Errorf("tool %s %s: %w; see %s:\n%s", t.Name, t.Version, err, logPath, logtail.Last(logPath, buildLogLines))
+		}
+	}
+
+	if err := os.Rename(out, t.Path(root)); err != nil {
+		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
+	}
+	// go.mod and go.sum stay beside the binary as the record of exactly
+	// which module versions it was built from.
+	for _, name := range []string{"go.mod", "go.sum"} {
+		if data, err := os.ReadFile(filepath.Join(work, name)); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		}
+	}
+	return writeAtomic(filepath.Join(dir, stampFile), []byte(stamp+"\n"))
+}
+
+// runGo runs the go command in dir with the environment every tool build
+// uses, logging to log. The process group is killed on cancellation so that
+// the compilers go build started do not keep running after the test gave up.
+func runGo(ctx context.Context, dir string, log *os.File, args ...string) error {
+	fmt.Fprintf(log, "$ go %s\n", strings.Join(args, " "))
+	start := time.Now()
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Stdout = log
+	cmd.Stderr = log
+	cmd.Env = append(os.Environ(),
+		// Static binaries, and the exact flags the Go build cache was warmed
+		// with (see the package doc).
+		"CGO_ENABLED=0",
+		// -mod=mod lets tidy and build update go.sum; -buildvcs=false because
+		// the wrapper module sits inside holdfast's git checkout and must not
+		// be stamped with (or fail on) holdfast's VCS state.
+		"GOFLAGS=-mod=mod -buildvcs=false",
+		// A go.work above the cache must not pull the wrapper into a workspace.
+		"GOWORK=off",
+	)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	err := cmd.Run()
+	fmt.Fprintf(log, "# go %s: %v after %s\n", args[0], errOrOK(err), time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("go %s: %w", args[0], context.Cause(ctx))
+		}
+		return fmt.Errorf("go %s: %w", args[0], err)
+	}
+	return nil
+}
+
+func errOrOK(err error) any {
+	if err == nil {
+		return "ok"
+	}
+	return err
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

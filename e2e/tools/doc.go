@@ -1,0 +1,20 @@
+// Package tools builds the real programs the end-to-end suites run (etcd,
+// kube-apiserver, and whatever else a suite adds) from their Go modules, once,
+// and caches the binaries by version under <repository>/.cache/tools.
+//
+// There is no container engine on the machines the suites run on, so the
+// control planes are real processes; building them from Go modules keeps the
+// suites free of downloads other than the Go module proxy, which the rest of
+// the pipeline needs anyway. Each Tool is built through a generated wrapper
+// module (its go.mod plus a tools.go that imports the command), the same way
+// one would pin a tool in any Go repository: `go mod tidy` then
+// `CGO_ENABLED=0 go build -trimpath`. Those exact flags matter: they make the
+// compile steps identical across machines and runs, so the Go build cache
+// (warmed by CI or by an earlier run) turns a ten-minute kube-apiserver build
+// into a link step.
+//
+// A stamp file beside each binary records a hash of the tool definition and
+// the Go version; a changed definition or toolchain rebuilds. A file lock per
+// tool makes concurrent test packages (go test runs packages in parallel)
+// build it once.
+package tools

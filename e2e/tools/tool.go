@@ -1,0 +1,147 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Tool is a binary built from Go modules through a generated wrapper module.
+type Tool struct {
+	// Name is the binary's name and the first half of its cache folder,
+	// e.g. "kube-apiserver".
+	Name string
+	// Version is the second half of the cache folder, e.g. "v1.35.3". It is
+	// for people and folder names; the stamp, not the version, decides
+	// whether a cached binary is current.
+	Version string
+	// GoMod is the complete content of the wrapper module's go.mod: its
+	// module line, go line, requires and replaces. `go mod tidy` completes it.
+	GoMod string
+	// Package is the import path of the command to build,
+	// e.g. "k8s.io/kubernetes/cmd/kube-apiserver".
+	Package string
+	// LDFlags is passed to go build -ldflags when not empty (for example to
+	// set a version variable).
+	LDFlags string
+}
+
+// CacheDir is where tools live under the repository root. It is ignored by
+// git (.gitignore) and by `go ... ./...` (a leading dot), so wrapper modules
+// inside it never join the repository's module.
+const CacheDir = ".cache/tools"
+
+// Dir is the folder holding the tool's binary, stamp and build records.
+func (t Tool) Dir(root string) string {
+	return filepath.Join(root, CacheDir, t.Name+"-"+t.Version)
+}
+
+// Path is where Ensure puts the tool's binary.
+func (t Tool) Path(root string) string {
+	return filepath.Join(t.Dir(root), t.Name)
+}
+
+// stamp is what a cached binary must have been built from to be reused: the
+// definition and the Go version (a new compiler may change the binary, and a
+// binary built by an older Go would otherwise be kept forever).
+func (t Tool) stamp(goVersion string) string {
+	h := sha256.New()
+	for _, part := range []string{t.GoMod, t.Package, t.LDFlags, goVersion} {
+		// The length prefix keeps "a"+"bc" and "ab"+"c" apart.
+		fmt.Fprintf(h, "%d:%s\n", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (t Tool) validate() error {
+	var missing []string
+	for field, v := range map[string]string{"Name": t.Name, "Version": t.Version, "GoMod": t.GoMod, "Package": t.Package} {
+		if strings.TrimSpace(v) == "" {
+			missing = append(missing, field)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("tool %q: empty %s", t.Name, strings.Join(missing, ", "))
+	}
+	if strings.ContainsAny(t.Name+t.Version, `/\`) || t.Name == "." || t.Name == ".." {
+		return fmt.Errorf("tool %q version %q: name and version must be plain folder names", t.Name, t.Version)
+	}
+	return nil
+}
+
+const stampFile = "stamp"
+
+// logf reports a build starting; a variable so tests can count builds.
+var logf = log.Printf
+
+// Ensure returns the path of the cached binary of t under root, building it
+// first if it is missing or was built from a different definition or Go
+// version. Concurrent callers, in this process or in other test binaries,
+// wait for one build. The first build of kube-apiserver takes minutes on a
+// cold Go build cache, so Ensure logs one line when it starts building.
+func Ensure(ctx context.Context, root string, t Tool) (string, error) {
+	if err := t.validate(); err != nil {
+		return "", err
+	}
+	goVersion, err := goEnv(ctx, "GOVERSION")
+	if err != nil {
+		return "", fmt.Errorf("tool %s: %w", t.Name, err)
+	}
+	want := t.stamp(goVersion)
+	if current(root, t, want) {
+		return t.Path(root), nil
+	}
+
+	if err := os.MkdirAll(filepath.Join(root, CacheDir), 0o755); err != nil {
+		return "", fmt.Errorf("tool %s: %w", t.Name, err)
+	}
+	unlock, err := lockFile(ctx, filepath.Join(root, CacheDir, t.Name+"-"+t.Version+".lock"))
+	if err != nil {
+		return "", fmt.Errorf("tool %s %s: waiting for the build lock: %w", t.Name, t.Version, err)
+	}
+	defer unlock()
+	// Another process may have built it while this one waited for the lock.
+	if current(root, t, want) {
+		return t.Path(root), nil
+	}
+
+	logf("building %s %s (first run only)", t.Name, t.Version)
+	if err := build(ctx, root, t, want); err != nil {
+		return "", err
+	}
+	return t.Path(root), nil
+}
+
+// current reports whether the cached binary exists and carries the wanted
+// stamp. Any doubt (unreadable stamp, missing binary) means "rebuild".
+func current(root string, t Tool, want string) bool {
+	got, err := os.ReadFile(filepath.Join(t.Dir(root), stampFile))
+	if err != nil || strings.TrimSpace(string(got)) != want {
+		return false
+	}
+	fi, err := os.Stat(t.Path(root))
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+func goEnv(ctx context.Context, name string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", "env", name)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			return "", fmt.Errorf("go env %s: %w: %s", name, err, strings.TrimSpace(stderr.String()))
+		}
+		return "", fmt.Errorf("go env %s: %w (is Go on PATH?)", name, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,275 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"golang.org/x/mod/modfile"
+)
+
+func TestRootFrom(t *testing.T) {
+	root := t.TempDir()
+	deep := filepath.Join(root, "e2e", "karmada")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rootFrom(deep); err == nil || !strings.Contains(err.Error(), "pins.txt") {
+		t.Fatalf("rootFrom without pins.txt: err = %v, want one naming pins.txt", err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "pins.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{root, deep} {
+		got, err := rootFrom(dir)
+		if err != nil || got != root {
+			t.Errorf("rootFrom(%s) = %q, %v; want %q", dir, got, err, root)
+		}
+	}
+}
+
+func TestStampChangesWithEveryInput(t *testing.T) {
+	base := Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s"}
+	seen := map[string]string{base.stamp("go1.26"): "base"}
+	for name, stamp := range map[string]string{
+		"GoMod":      Tool{Name: "x", Version: "v1", GoMod: "module n\n", Package: "m/cmd", LDFlags: "-s"}.stamp("go1.26"),
+		"Package":    Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd2", LDFlags: "-s"}.stamp("go1.26"),
+		"LDFlags":    Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: ""}.stamp("go1.26"),
+		"go version": base.stamp("go1.27"),
+		// Moving bytes between fields must not collide.
+		"boundary": Tool{Name: "x", Version: "v1", GoMod: "module m\nm/cmd", Package: "", LDFlags: "-s"}.stamp("go1.26"),
+	} {
+		if other, dup := seen[stamp]; dup {
+			t.Errorf("changing %s gives the same stamp as %s", name, other)
+		}
+		seen[stamp] = name
+	}
+	// Name and Version choose the folder, not the stamp.
+	if a, b := base.stamp("go1.26"), (Tool{Name: "y", Version: "v2", GoMod: base.GoMod, Package: base.Package, LDFlags: base.LDFlags}).stamp("go1.26"); a != b {
+		t.Errorf("stamp depends on Name/Version")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	good := Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m"}
+	for _, tc := range []struct {
+		name string
+		edit func(*Tool)
+		want string // substring of the error; "" means valid
+	}{
+		{"valid", func(*Tool) {}, ""},
+		{"no GoMod", func(t *Tool) { t.GoMod = "" }, "empty GoMod"},
+		{"no Package", func(t *Tool) { t.Package = " " }, "empty Package"},
+		{"slash in version", func(t *Tool) { t.Version = "v1/../../etc" }, "plain folder names"},
+		{"dotdot name", func(t *Tool) { t.Name = ".." }, "plain folder names"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := good
+			tc.edit(&tool)
+			err := tool.validate()
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("validate() = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestKubernetesWrapperGoMod(t *testing.T) {
+	f, err := modfile.Parse("go.mod", []byte(KubeAPIServer.GoMod), nil)
+	if err != nil {
+		t.Fatalf("KubeAPIServer.GoMod does not parse: %v", err)
+	}
+	if len(f.Require) != 1 || f.Require[0].Mod.Path != "k8s.io/kubernetes" || f.Require[0].Mod.Version != "v1.35.3" {
+		t.Errorf("requires = %v, want only k8s.io/kubernetes v1.35.3", f.Require)
+	}
+	replaced := map[string]string{}
+	for _, r := range f.Replace {
+		if r.Old.Path != r.New.Path {
+			t.Errorf("replace %s => %s: a staging module must be replaced by its own release", r.Old.Path, r.New.Path)
+		}
+		replaced[r.Old.Path] = r.New.Version
+	}
+	for _, m := range []string{"k8s.io/api", "k8s.io/client-go", "k8s.io/apiserver", "k8s.io/kms", "k8s.io/externaljwt"} {
+		if replaced[m] != "v0.35.3" {
+			t.Errorf("%s replaced with %q, want v0.35.3", m, replaced[m])
+		}
+	}
+	if len(replaced) != len(kubernetesStaging) {
+		t.Errorf("%d replaces for %d staging modules", len(replaced), len(kubernetesStaging))
+	}
+	if _, err := modfile.Parse("go.mod", []byte(Etcd.GoMod), nil); err != nil {
+		t.Errorf("Etcd.GoMod does not parse: %v", err)
+	}
+}
+
+// helloTool is a tool built from a module on disk, so Ensure can be tested
+// end to end without the module proxy.
+func helloTool(t *testing.T, name, message string) Tool {
+	t.Helper()
+	src := t.TempDir()
+	files := map[string]string{
+		"go.mod":  "module example.local/hello\n\ngo 1.24\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nvar message = \"default\"\n\nfunc main() { fmt.Print(message) }\n",
+	}
+	if message == "BROKEN" {
+		files["main.go"] = "package main\n\nfunc main() { undefinedThing() }\n"
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Tool{
+		Name:    name,
+		Version: "v0.0.1",
+		GoMod:   fmt.Sprintf("module holdfast.local/hello-build\n\ngo 1.24\n\nrequire example.local/hello v0.0.0\n\nreplace example.local/hello => %s\n", src),
+		Package: "example.local/hello",
+		LDFlags: "-X main.message=" + message,
+	}
+}
+
+// builds counts the builds started per tool name, so Ensure tests can run
+// in parallel with tools of their own names.
+var builds = struct {
+	sync.Mutex
+	byName map[string]int
+}{byName: map[string]int{}}
+
+func TestMain(m *testing.M) {
+	logf = func(format string, args ...any) {
+		if strings.HasPrefix(format, "building") && len(args) > 0 {
+			builds.Lock()
+			builds.byName[fmt.Sprint(args[0])]++
+			builds.Unlock()
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func buildsOf(name string) int {
+	builds.Lock()
+	defer builds.Unlock()
+	return builds.byName[name]
+}
+
+func run(t *testing.T, path string) string {
+	t.Helper()
+	out, err := exec.Command(path).Output()
+	if err != nil {
+		t.Fatalf("running %s: %v", path, err)
+	}
+	return string(out)
+}
+
+func TestEnsureBuildsCachesAndRebuildsOnChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	first := helloTool(t, "hello-rebuild", "one")
+	builds := func() int { return buildsOf(first.Name) }
+	path, err := Ensure(ctx, root, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != filepath.Join(root, ".cache", "tools", "hello-rebuild-v0.0.1", "hello-rebuild") {
+		t.Errorf("path = %s, want it under .cache/tools/hello-rebuild-v0.0.1", path)
+	}
+	if got := run(t, path); got != "one" {
+		t.Errorf("built binary says %q, want %q (LDFlags not applied?)", got, "one")
+	}
+
+	if _, err := Ensure(ctx, root, first); err != nil {
+		t.Fatal(err)
+	}
+	if builds() != 1 {
+		t.Errorf("second Ensure of the same tool built again (%d builds)", builds())
+	}
+
+	changed := first
+	changed.LDFlags = "-X main.message=two"
+	if _, err := Ensure(ctx, root, changed); err != nil {
+		t.Fatal(err)
+	}
+	if builds() != 2 || run(t, path) != "two" {
+		t.Errorf("a changed definition was not rebuilt (%d builds, binary says %q)", builds(), run(t, path))
+	}
+
+	matches, _ := filepath.Glob(filepath.Join(root, ".cache", "tools", "*.build-*"))
+	if len(matches) != 0 {
+		t.Errorf("build folders left behind: %v", matches)
+	}
+}
+
+func TestEnsureConcurrentCallersBuildOnce(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	tool := helloTool(t, "hello-concurrent", "shared")
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i := range errs {
+		wg.Go(func() { _, errs[i] = Ensure(context.Background(), root, tool) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := buildsOf(tool.Name); n != 1 {
+		t.Errorf("%d builds for 3 concurrent callers, want 1", n)
+	}
+}
+
+func TestEnsureFailureQuotesTheBuildLog(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	tool := helloTool(t, "hello-broken", "BROKEN")
+	_, err := Ensure(context.Background(), root, tool)
+	if err == nil {
+		t.Fatal("Ensure of a tool that does not compile succeeded")
+	}
+	for _, want := range []string{"tool hello-broken v0.0.1", "build.log", "undefinedThing"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q:\n%v", want, err)
+		}
+	}
+	if current(root, tool, tool.stamp("any")) {
+		t.Error("a failed build left a current-looking binary")
+	}
+	if _, err := os.Stat(filepath.Join(tool.Dir(root), stampFile)); !os.IsNotExist(err) {
+		t.Errorf("a failed build left a stamp (stat: %v)", err)
+	}
+}
+
+func TestLockFileWaitIsCancellable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	unlock, err := lockFile(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := lockFile(ctx, path); err == nil {
+		t.Fatal("second lock on a held file succeeded")
+	}
+}
+
+func TestKubernetesVersionLDFlags(t *testing.T) {
+	got := kubernetesVersionLDFlags("v1.35.3")
+	for _, want := range []string{
+		"-X k8s.io/component-base/version.gitVersion=v1.35.3",
+		"-X k8s.io/component-base/version.gitMajor=1",
+		"-X k8s.io/component-base/version.gitMinor=35",
+		"-X k8s.io/client-go/pkg/version.gitVersion=v1.35.3",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("ldflags %q lack %q", got, want)
+		}
+	}
+}

@@ -1,0 +1,28 @@
+// Package worker runs holdfast's patched KubeSlice worker-operator, the real
+// binary from `holdfast build --upstream workeroperator`, against real control
+// planes on loopback and checks the two things the worker-operator patch
+// series claims, from the outside:
+//
+//   - suite "worker-hub-failover": the worker follows an Active/Standby hub
+//     failover (hub-failover.md). Two hub clusters hold the KubeSlice CRDs of
+//     the pinned github.com/kubeslice/apis module, with the Cluster CRD's
+//     status schema extended by status.activeController (v0.5.0's schema lacks
+//     it, and the API server would prune the field); the test plays the hub
+//     controllers by writing that field through the status subresource.
+//   - suite "worker-own-credential": the worker exits when its own credential
+//     on the worker cluster is permanently rejected, and not on one transient
+//     401 (worker-operator.md, "Own-credential guard").
+//
+// What is observed is what an operator could observe: the worker's exit code
+// and log lines, its /metrics, the worker's writes to its Cluster CR on each
+// hub (status.nodeIPs and registrationStatus are written only by a worker
+// connected to that hub), and each hub's audit log (which requests the
+// worker's user agent sent there).
+//
+// It draws on e2e/tools (etcd and kube-apiserver built from Go modules),
+// e2e/controlplane (one cluster = etcd + kube-apiserver processes, and a
+// Process type for the worker), e2e/report (scenario results and timings) and
+// internal/pins (which binary is the default pin's). Files that start
+// processes carry the e2e build tag; the rest are pure helpers with quick unit
+// tests.
+package worker

@@ -1,0 +1,174 @@
+//go:build e2e
+
+package worker
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/e2e/tools"
+)
+
+// The two suites this package reports.
+const (
+	suiteFailover      = "worker-hub-failover"
+	suiteOwnCredential = "worker-own-credential"
+)
+
+var recorders = struct {
+	sync.Mutex
+	bySuite map[string]*report.Recorder
+	used    map[string]bool
+}{bySuite: map[string]*report.Recorder{}, used: map[string]bool{}}
+
+// setupNotes describe each suite's stand-ins; the first scenario of a run
+// carries them into the report, which has no per-suite notes.
+var setupNotes = map[string]string{
+	suiteFailover: "setup: hub-a, hub-b and the worker cluster are each etcd " + tools.Etcd.Version + " + kube-apiserver " + tools.KubeAPIServer.Version + " on 127.0.0.1 " +
+		"(no controller-manager, no kubelet). Hub CRDs: " + apisModule + " " + apisVersion + " crd/, the Cluster CRD's status schema " +
+		"extended in memory with activeController {endpoint, caBundle, activeIdentity, lastUpdated} (" + apisVersion + " lacks it and the " +
+		"API server would prune it). The test plays both hub controllers, writing status.activeController through the status subresource. " +
+		"Worker cluster: worker-operator's config/crd/bases (no stand-in CRD needed) and one Node object (ExternalIP 192.0.2.10, data only). " +
+		"The worker's RBAC on each hub and on the worker cluster is cluster-admin on a ServiceAccount (authorization is not under test); " +
+		"the hubs' Cluster has spec.clusterProperty.monitoring.kubernetesDashboard.enabled=true, so the worker skips copying a dashboard " +
+		"Secret that nothing here creates. " + fmt.Sprintf("Follower tuning: interval %s, timeout %s, %d confirmations unless a scenario says otherwise.",
+		resolveInterval, resolveTimeout, switchConfirmations),
+	suiteOwnCredential: "setup: the clusters of worker-hub-failover, primary hub only. The worker's own credential is a ServiceAccount " +
+		"token read through a kubeconfig tokenFile, as a pod reads its projected token; " +
+		fmt.Sprintf("guard threshold %d, window %s. ", testGuard.Threshold, testGuard.Window) + "After the " +
+		"revocation or rotation the worker cluster's kube-apiserver is restarted, so the worker's watches re-list: what an API server " +
+		"rollout or a watch timeout (5-10 min) does, brought forward.",
+}
+
+func TestMain(m *testing.M) {
+	root, err := tools.Root()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, s := range []string{suiteFailover, suiteOwnCredential} {
+		recorders.bySuite[s] = report.NewRecorder(root, s)
+	}
+	code := m.Run()
+
+	if env := shared.env; env != nil {
+		env.mu.Lock()
+		for _, r := range recorders.bySuite {
+			for k, v := range env.versions {
+				r.SetVersion(k, v)
+			}
+		}
+		env.mu.Unlock()
+		env.stop(code != 0)
+	}
+	// A suite none of whose scenarios ran (go test -run picked others) keeps
+	// the report of its last run rather than an empty one.
+	for s, r := range recorders.bySuite {
+		if !recorders.used[s] {
+			continue
+		}
+		if err := r.Flush(); err != nil {
+			fmt.Fprintf(os.Stderr, "writing the %s report: %v\n", s, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// scenario records one scenario's result in its suite's report when the
+// (sub)test ends: its Result follows the test's (a failed test is "fail", a
+// passing one is what the scenario expected: "pass" for the patched binary,
+// "red-as-expected" for the pristine one).
+type scenario struct {
+	t     *testing.T
+	start time.Time
+	mu    sync.Mutex
+	s     report.Scenario
+}
+
+func beginScenario(t *testing.T, suite, name string, bin workerBinary) *scenario {
+	t.Helper()
+	sc := &scenario{t: t, start: time.Now(), s: report.Scenario{
+		Suite:    suite,
+		Name:     name,
+		Binary:   "patched",
+		Expected: report.Pass,
+		Timings:  map[string]time.Duration{},
+	}}
+	if bin.Pristine {
+		sc.s.Binary = "pristine"
+		sc.s.Expected = report.RedAsExpected
+	}
+	recorders.Lock()
+	if !recorders.used[suite] {
+		sc.s.Notes = append(sc.s.Notes, setupNotes[suite])
+	}
+	recorders.used[suite] = true
+	recorders.Unlock()
+	t.Cleanup(func() {
+		sc.mu.Lock()
+		defer sc.mu.Unlock()
+		sc.s.Duration = time.Since(sc.start)
+		switch {
+		case t.Skipped():
+			sc.s.Result = report.Skipped
+		case t.Failed():
+			sc.s.Result = report.Fail
+		default:
+			sc.s.Result = sc.s.Expected
+		}
+		recorders.Lock()
+		recorders.bySuite[suite].Add(sc.s)
+		recorders.Unlock()
+	})
+	return sc
+}
+
+// timing records a measured duration (and logs it, for a reader of -v).
+func (sc *scenario) timing(name string, d time.Duration) {
+	sc.t.Helper()
+	sc.mu.Lock()
+	sc.s.Timings[name] = d
+	sc.mu.Unlock()
+	sc.t.Logf("timing %s: %s", name, d.Round(time.Millisecond))
+}
+
+// note records an observation, a stand-in, or the reason for a failure.
+func (sc *scenario) note(format string, args ...interface{}) {
+	sc.t.Helper()
+	msg := report.Redact(fmt.Sprintf(format, args...))
+	sc.mu.Lock()
+	sc.s.Notes = append(sc.s.Notes, msg)
+	sc.mu.Unlock()
+	sc.t.Log(msg)
+}
+
+// fatalf ends the scenario, recording why: the first line of the message
+// goes into the report, the whole of it into the test log.
+func (sc *scenario) fatalf(format string, args ...interface{}) {
+	sc.t.Helper()
+	msg := report.Redact(fmt.Sprintf(format, args...))
+	first := msg
+	for i, r := range msg {
+		if r == '\n' {
+			first = msg[:i]
+			break
+		}
+	}
+	sc.mu.Lock()
+	sc.s.Notes = append(sc.s.Notes, "failed: "+first)
+	sc.mu.Unlock()
+	sc.t.Fatal(msg)
+}
+
+// check ends the scenario if err is not nil.
+func (sc *scenario) check(err error) {
+	sc.t.Helper()
+	if err != nil {
+		sc.fatalf("%v", err)
+	}
+}

@@ -1,0 +1,170 @@
+//go:build e2e
+
+package worker
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The guard's tuning here: three persisting 401s within 20s. The guard
+// counts at most one 401 per second (membercred's strike spacing), and a
+// worker whose watches all re-list after an API server restart retries with
+// client-go's backoff (0.8s doubling), so three strikes come within a few
+// seconds of the restart; production's 5 in 5m would make a long test.
+var testGuard = guardSettings{Threshold: 3, Window: 20 * time.Second}
+
+// guardStrikeSpacing is membercred's shortest time between two counted
+// 401s (pkg/membercred guardStrikeSpacing): one burst of rejected requests
+// is one strike.
+const guardStrikeSpacing = time.Second
+
+// Guard metrics (pkg/membercred) and its exit line.
+const (
+	seriesOwnUnauthorized = "holdfast_own_credential_unauthorized_total"
+	seriesOwnRecovered    = "holdfast_own_credential_unauthorized_recovered_total"
+	seriesOwnPersisting   = "holdfast_own_credential_persisting_unauthorized"
+	seriesOwnTripped      = "holdfast_own_credential_guard_tripped_total"
+	logGuardExit          = "Own API server credential is permanently rejected, exiting so the pod restarts with a fresh credential"
+)
+
+// TestOwnCredentialGuard is the worker-own-credential suite. Each scenario
+// gives the worker its own ServiceAccount on the worker cluster, read from a
+// token file through its kubeconfig, as a pod reads its projected token.
+func TestOwnCredentialGuard(t *testing.T) {
+	env := environmentFor(t, suiteOwnCredential)
+	t.Run("revoked", func(t *testing.T) { testOwnCredentialRevoked(t, env) })
+	t.Run("rotated", func(t *testing.T) { testOwnCredentialRotated(t, env) })
+}
+
+// startGuarded starts a primary-only worker whose own credential is sa's
+// token on the worker cluster, and waits until it works (it has reconciled
+// its Cluster on hub-a, reading the worker cluster's Node to do so).
+func (e *environment) startGuarded(t *testing.T, sc *scenario, sa string) *runningWorker {
+	ctx := context.Background()
+	kubeconfig, err := e.ownCredential(ctx, sa)
+	sc.check(err)
+	sc.check(e.resetHubs(ctx))
+	s := e.settings(t, nil)
+	s.Kubeconfig = kubeconfig
+	s.Guard = testGuard
+	w := e.startWorker(t, "guard-"+sa, e.binary, s)
+	sc.check(w.waitReconciled(ctx, e.hubA))
+	_, err = w.waitMetric(ctx, seriesOwnPersisting, equals(0)) // the guard is installed
+	sc.check(err)
+	return w
+}
+
+// restartWorkerCluster restarts the worker cluster's API server. A revoked
+// token keeps the watches it opened before: they were authenticated once.
+// The worker's informers re-list, with whatever token they hold, after an
+// API server restart or rollout, or when a watch times out (5-10 minutes);
+// the restart is that moment, brought forward.
+func (e *environment) restartWorkerCluster(sc *scenario) time.Time {
+	sc.check(e.worker.Restart(context.Background()))
+	return time.Now()
+}
+
+// testOwnCredentialRevoked: the worker's ServiceAccount is deleted and
+// recreated, so its token is permanently invalid and the file holds nothing
+// better. The worker exits 1 with the guard's line instead of running on,
+// Ready and blind.
+func testOwnCredentialRevoked(t *testing.T, env *environment) {
+	sc := beginScenario(t, suiteOwnCredential, "a revoked own credential: the worker exits with the guard's line", env.binary)
+	const sa = "kubeslice-worker-revoked"
+	w := env.startGuarded(t, sc, sa)
+	token, err := os.ReadFile(env.ownTokenFile(sa))
+	sc.check(err)
+
+	began := time.Now()
+	sc.check(env.worker.RevokeServiceAccount(context.Background(), podNamespace, sa, strings.TrimSpace(string(token))))
+	revoked := time.Now()
+	sc.timing("revocation", revoked.Sub(began))
+	restarted := env.restartWorkerCluster(sc)
+	sc.timing("apiserver-restart", restarted.Sub(revoked))
+	// Tripping takes Threshold strikes within Window, the first at the
+	// latest at the re-list right after the restart: the guard trips within
+	// Window of the restart or not at all. The margin covers scheduling on a
+	// loaded machine.
+	exited, err := w.waitExit(testGuard.Window + 10*time.Second)
+	sc.check(err)
+	sc.timing("revoked-to-exit", exited.Sub(revoked))
+	if exited.After(restarted) { // the worker's own requests may trip it before the restart
+		sc.timing("restart-to-exit", exited.Sub(restarted))
+	}
+	if code := w.proc.ExitCode(); code != 1 {
+		sc.fatalf("exit code = %d, want 1 (the guard's exit)", code)
+	}
+	log := w.proc.Log()
+	if !strings.Contains(log, logGuardExit) {
+		sc.fatalf("the worker exited without the guard's line %q", logGuardExit)
+	}
+	checkNoToken(sc, log, env.ownTokenFile(sa), env.hubA.access.TokenFile)
+	sc.note("threshold %d, window %s: exit 1 with %q", testGuard.Threshold, testGuard.Window, logGuardExit)
+}
+
+// testOwnCredentialRotated: the ServiceAccount is deleted and recreated and
+// a fresh token for it lands in the file at once, as the kubelet writes a
+// refreshed projected token. The worker's clients still hold the old token
+// (client-go re-reads the file once a minute), so the next requests get 401;
+// the guard replays them with the file's token, and the worker keeps working.
+func testOwnCredentialRotated(t *testing.T, env *environment) {
+	sc := beginScenario(t, suiteOwnCredential, "one transient 401 (token rotated under the worker) does not make it exit", env.binary)
+	const sa = "kubeslice-worker-rotated"
+	ctx := context.Background()
+	w := env.startGuarded(t, sc, sa)
+	oldToken, err := os.ReadFile(env.ownTokenFile(sa))
+	sc.check(err)
+
+	began := time.Now()
+	sc.check(env.worker.RevokeServiceAccount(ctx, podNamespace, sa, strings.TrimSpace(string(oldToken))))
+	sc.check(env.mintOwnToken(ctx, sa, env.ownTokenFile(sa)))
+	sc.timing("revocation-and-new-token", time.Since(began))
+	restarted := env.restartWorkerCluster(sc)
+	// Evidence that the 401 happened: the guard replayed a rejected request
+	// with the file's fresh token and hid it from the worker.
+	_, err = w.waitMetric(ctx, seriesOwnRecovered, atLeast(1))
+	sc.check(err)
+	sc.timing("restart-to-replayed", time.Since(restarted))
+
+	// The window ends on work, not on a clock: clear the worker's
+	// status.nodeIPs on hub-a, and wait until the worker writes it again,
+	// which it does only after listing the worker cluster's Nodes with its
+	// own credential, after the rotation.
+	sc.check(env.hubA.resetStatus(ctx))
+	sc.check(w.waitReconciled(ctx, env.hubA))
+	sc.timing("restart-to-working", time.Since(restarted))
+	// And on the guard's clock: a guard that counted these 401s would trip
+	// (threshold-1) strike spacings after the first at the earliest (the
+	// revoked scenario's worker exits within two seconds of the same
+	// restart); the worker is watched three times that long.
+	window := 3 * time.Duration(testGuard.Threshold-1) * guardStrikeSpacing
+	select {
+	case <-w.proc.Done():
+		sc.fatalf("%v", w.errExited())
+	case <-time.After(time.Until(restarted.Add(window))):
+	}
+	m, err := w.metrics(ctx)
+	sc.check(err)
+	for series, want := range map[string]float64{seriesOwnPersisting: 0, seriesOwnTripped: 0} {
+		if v, found := m.value(series); !found || v != want {
+			sc.fatalf("%s = %v (exposed: %v), want %v", series, v, found, want)
+		}
+	}
+	log := w.proc.Log()
+	if strings.Contains(log, logGuardExit) {
+		sc.fatalf("the guard logged %q", logGuardExit)
+	}
+	if strings.Contains(log, strings.TrimSpace(string(oldToken))) {
+		sc.fatalf("the worker's log contains its rotated-out token")
+	}
+	checkNoToken(sc, log, env.ownTokenFile(sa), env.hubA.access.TokenFile)
+	seen, _ := m.value(seriesOwnUnauthorized)
+	replayed, _ := m.value(seriesOwnRecovered)
+	sc.note("after the rotation the worker got %v 401s, %v of them hidden by one replay with the file's fresh token; "+
+		"the guard did not trip (%s 0, %s 0) and the worker kept running and reconciling, watched for %s after the restart",
+		seen, replayed, seriesOwnPersisting, seriesOwnTripped, window)
+}

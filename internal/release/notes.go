@@ -1,0 +1,114 @@
+package release
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/patchset"
+	"github.com/holdfast-dist/holdfast/internal/pins"
+)
+
+// Shipped is one upstream release the release carries: the default pin of
+// an upstream and the series applied to it.
+type Shipped struct {
+	Upstream *pins.Upstream
+	Pin      pins.Pin
+	Series   []*patchset.Patch
+	// SeriesHash is the h1: hash the binaries were stamped with.
+	SeriesHash string
+}
+
+// LoadShipped reads the default pin of every upstream in the pin file and
+// its series from root.
+func LoadShipped(root string, f *pins.File) ([]Shipped, error) {
+	var out []Shipped
+	for _, up := range f.Upstreams {
+		pin, err := up.Pin("")
+		if err != nil {
+			return nil, err
+		}
+		series, err := patchset.LoadSeries(filepath.Join(root, pin.Series))
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", up.Name, pin.Version, err)
+		}
+		out = append(out, Shipped{Upstream: up, Pin: pin, Series: series})
+	}
+	return out, nil
+}
+
+// Notes is what the release notes say beyond the series.
+type Notes struct {
+	Version string
+	Source  build.Source
+	Shipped []Shipped
+	// Artifacts are the release's files by kind ("images", "charts", ...),
+	// relative to the release folder, each with a one-line description.
+	Artifacts []Artifact
+	// E2E is the end-to-end summary table (Markdown), if any.
+	E2E string
+}
+
+// Artifact is one file or folder of the release.
+type Artifact struct {
+	Kind, Path, Description string
+}
+
+// Markdown renders the release notes.
+func (n Notes) Markdown() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# holdfast %s\n\n", n.Version)
+	fmt.Fprintf(&b, "Built from holdfast commit `%s` (%s). Verify every file with `sha256sum -c CHECKSUMS` in this folder.\n\n",
+		n.Source.Commit, n.Source.Date.UTC().Format("2006-01-02T15:04:05Z"))
+	b.WriteString("## Upstream releases\n\n| upstream | module | version | holdfast version | series |\n|---|---|---|---|---|\n")
+	for _, s := range n.Shipped {
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | `%s` (%d patches) |\n", s.Upstream.Name, s.Upstream.Module,
+			s.Pin.Version, s.Pin.VersionString(), s.Pin.Series, len(s.Series))
+	}
+	b.WriteString("\n## Carried patches\n\n")
+	b.WriteString("Every patch below is applied with zero fuzz to the upstream release named above. " +
+		"\"Upstream status\" is the first upstream tag with the change and any merged backport; " +
+		"\"Drop when\" is the condition under which a rebase removes the patch.\n")
+	for _, s := range n.Shipped {
+		fmt.Fprintf(&b, "\n### %s %s\n\n", s.Upstream.Name, s.Pin.Version)
+		b.WriteString("| patch | what it changes | fix | upstream issue | upstream PR | upstream status | drop when |\n|---|---|---|---|---|---|---|\n")
+		for _, p := range s.Series {
+			h := p.Header
+			status := h.AppliedUpstream
+			if status == "" || strings.EqualFold(status, "no") {
+				status = "not upstream"
+			} else {
+				status = "in " + status
+			}
+			if h.UpstreamBackport != "" {
+				status += "; backport: " + h.UpstreamBackport
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", p.Name(), cell(h.Subject), cell(h.HoldfastFix),
+				cell(h.UpstreamIssue), cell(h.UpstreamPR), cell(status), cell(h.DropWhen))
+		}
+	}
+	if len(n.Artifacts) > 0 {
+		b.WriteString("\n## Artifacts\n\n| kind | path | what |\n|---|---|---|\n")
+		for _, a := range n.Artifacts {
+			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", a.Kind, a.Path, cell(a.Description))
+		}
+	}
+	if n.E2E != "" {
+		b.WriteString("\n## End-to-end\n\n")
+		b.WriteString(strings.TrimSpace(n.E2E))
+		b.WriteString("\n")
+	}
+	return b.Bytes()
+}
+
+// cell keeps a header value on one table row: folded header lines become
+// spaces and a '|' cannot end the cell early.
+func cell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "-"
+	}
+	return strings.ReplaceAll(s, "|", `\|`)
+}

@@ -1,0 +1,310 @@
+package release
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/treetest"
+)
+
+const commit = "0123456789abcdef0123456789abcdef01234567"
+
+func TestCheckVersion(t *testing.T) {
+	for _, tc := range []struct {
+		v       string
+		wantErr string
+	}{
+		{"v1.0.0", ""},
+		{"v2026.12.0", ""},
+		{"v1.0.0-rc.1", ""},
+		{"", "empty"},
+		{"1.0.0", "not of the form"},
+		{"v1.0", "not of the form"},
+		{"v1.0.0+build.1", "build metadata"},
+		{"v1.0.0 ", "not of the form"},
+	} {
+		err := CheckVersion(tc.v)
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("CheckVersion(%q) = %v, want error containing %q", tc.v, err, tc.wantErr)
+		}
+	}
+}
+
+// repoRoot is the holdfast checkout these tests run in: the notes are
+// tested on the real series headers.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func shipped(t *testing.T) []Shipped {
+	t.Helper()
+	root := repoRoot(t)
+	f, err := pins.Load(filepath.Join(root, pins.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadShipped(root, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestNotesListEveryCarriedPatch(t *testing.T) {
+	s := shipped(t)
+	md := string(Notes{Version: "v1.0.0", Source: build.Source{Commit: commit, Date: time.Unix(0, 0)}, Shipped: s}.Markdown())
+	n := 0
+	for _, sh := range s {
+		if !strings.Contains(md, "### "+sh.Upstream.Name+" "+sh.Pin.Version) {
+			t.Errorf("notes have no section for %s %s", sh.Upstream.Name, sh.Pin.Version)
+		}
+		for _, p := range sh.Series {
+			n++
+			row := ""
+			for _, line := range strings.Split(md, "\n") {
+				if strings.HasPrefix(line, "| `"+p.Name()+"`") {
+					row = line
+				}
+			}
+			if row == "" {
+				t.Errorf("no row for %s", p.Name())
+				continue
+			}
+			for _, want := range []string{cell(p.Header.UpstreamIssue), cell(p.Header.UpstreamPR), cell(p.Header.DropWhen)} {
+				if !strings.Contains(row, want) {
+					t.Errorf("row for %s lacks %q:\n%s", p.Name(), want, row)
+				}
+			}
+			if cells := strings.Count(row, " | "); cells != 6 {
+				t.Errorf("row for %s has %d cell separators, want 6 (a '|' or newline leaked from a header):\n%s", p.Name(), cells, row)
+			}
+		}
+	}
+	if n < 4 {
+		t.Fatalf("only %d patches found in the shipped series", n)
+	}
+}
+
+func TestChecksumsVerifyWithSha256sum(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{"a.txt": "a\n", "sub/b.bin": "\x00\x01", "CHECKSUMS": "stale"} {
+		writeFile(t, filepath.Join(dir, name), data)
+	}
+	sums, err := Checksums(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(sums), "CHECKSUMS") {
+		t.Errorf("CHECKSUMS lists itself:\n%s", sums)
+	}
+	lines := strings.Split(strings.TrimSpace(string(sums)), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], "  a.txt") || !strings.HasSuffix(lines[1], "  sub/b.bin") {
+		t.Errorf("checksums not sorted by path or wrong set:\n%s", sums)
+	}
+	writeFile(t, filepath.Join(dir, ChecksumsFile), string(sums))
+	if _, err := exec.LookPath("sha256sum"); err != nil {
+		t.Skip("no sha256sum to cross-check the format")
+	}
+	cmd := exec.Command("sha256sum", "-c", "--strict", ChecksumsFile)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sha256sum -c: %v\n%s", err, out)
+	}
+	if err := os.Symlink("a.txt", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Checksums(dir); err == nil || !strings.Contains(err.Error(), "link") {
+		t.Errorf("a symlink in a release: err = %v, want one naming it", err)
+	}
+}
+
+// fixture lays out what the earlier steps of `make release` write.
+type fixture struct {
+	opts Options
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	s := shipped(t)
+	in := DefaultInputs(dir)
+	for _, sh := range s {
+		name := sh.Upstream.Name + "-" + sh.Pin.Version
+		writeFile(t, filepath.Join(in.Bin, name, "binary"), "ELF")
+		r := []*treetest.Result{{
+			Upstream: sh.Upstream.Name, Version: sh.Pin.Version, Pristine: treetest.Red, Patched: treetest.Green,
+			UpstreamPass: true, HoldfastCommit: commit, HoldfastTreeState: "clean",
+			Plan: treetest.Plan{RegressionTests: []string{"TestX"}},
+		}}
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(in.Reports, "test-"+name+".json"), string(data))
+		writeFile(t, filepath.Join(in.Reports, "test-"+name+".md"), "report")
+	}
+	writeFile(t, filepath.Join(in.Images, "worker-operator", "index.json"), "{}")
+	writeFile(t, filepath.Join(in.Charts, "worker-operator-1.6.4-holdfast.1.tgz"), "chart")
+	writeFile(t, filepath.Join(in.Reports, "e2e.md"), "| suite | scenario |\n")
+	writeE2E(t, in.Reports, func(*report.Report) {})
+	return &fixture{opts: Options{
+		Version: "v1.0.0",
+		Source:  build.Source{Commit: commit, ShortCommit: commit[:12], TreeState: "clean", Date: time.Unix(1764672000, 0)},
+		Shipped: s, Inputs: in, Out: filepath.Join(dir, "_output", "release"),
+	}}
+}
+
+func TestAssembleWritesAVerifiableRelease(t *testing.T) {
+	f := newFixture(t)
+	dir, err := Assemble(context.Background(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"RELEASE-NOTES.md", "CHECKSUMS", "charts/worker-operator-1.6.4-holdfast.1.tgz",
+		"images/worker-operator/index.json", "reports/e2e.md", "bin/karmada-v1.18.2/binary"} {
+		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
+			t.Errorf("release lacks %s: %v", want, err)
+		}
+	}
+	sums, err := os.ReadFile(filepath.Join(dir, ChecksumsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sums), "  RELEASE-NOTES.md\n") || !strings.Contains(string(sums), "  charts/worker-operator-1.6.4-holdfast.1.tgz\n") {
+		t.Errorf("CHECKSUMS misses files:\n%s", sums)
+	}
+	if _, err := Assemble(context.Background(), f.opts); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("second release of the same version: err = %v, want refused as existing", err)
+	}
+}
+
+func TestPreflightChecksOnlyWhatNeedsNoArtifact(t *testing.T) {
+	f := newFixture(t)
+	os.RemoveAll(f.opts.Inputs.Charts) // artifacts do not exist yet before the build
+	f.opts.Preflight = true
+	if _, err := Assemble(context.Background(), f.opts); err != nil {
+		t.Fatalf("preflight with no artifacts: %v", err)
+	}
+	if _, err := os.Stat(f.opts.Out); !os.IsNotExist(err) {
+		t.Errorf("preflight wrote %s", f.opts.Out)
+	}
+	f.opts.Source.TreeState = "dirty"
+	if _, err := Assemble(context.Background(), f.opts); !errors.Is(err, ErrRefused) {
+		t.Errorf("preflight on a dirty checkout: err = %v, want refused", err)
+	}
+}
+
+func TestAssembleRefusesAndWritesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		mutate  func(t *testing.T, o *Options)
+		wantErr string
+	}{
+		{"dirty checkout", func(t *testing.T, o *Options) { o.Source.TreeState = "dirty" }, "uncommitted changes"},
+		{"not a checkout", func(t *testing.T, o *Options) { o.Source.TreeState = "unknown" }, "cannot tell the holdfast commit"},
+		{"bad version", func(t *testing.T, o *Options) { o.Version = "1.0" }, "not of the form"},
+		{"pristine green", func(t *testing.T, o *Options) {
+			rewriteReport(t, o, func(r *treetest.Result) { r.Pristine = treetest.Green })
+		}, "patch no longer needed"},
+		{"patched red", func(t *testing.T, o *Options) {
+			rewriteReport(t, o, func(r *treetest.Result) { r.Patched = treetest.Red })
+		}, "not green on the patched tree"},
+		{"report of another commit", func(t *testing.T, o *Options) {
+			rewriteReport(t, o, func(r *treetest.Result) { r.HoldfastCommit = "feedface" })
+		}, "feedface"},
+		{"missing e2e report", func(t *testing.T, o *Options) {
+			os.Remove(filepath.Join(o.Inputs.Reports, "e2e.json"))
+		}, "make e2e"},
+		{"e2e scenario not as expected", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *report.Report) { r.Suites[0].Scenarios[0].Result = report.Pass })
+		}, "karmada-rotation/rotation (pristine: pass, expected red-as-expected)"},
+		{"e2e suite missing", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *report.Report) { r.Suites = r.Suites[:2] })
+		}, "worker-own-credential"},
+		{"e2e of another commit", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *report.Report) { r.HoldfastCommit = "feedface" })
+		}, "feedface"},
+		{"failing extra check", func(t *testing.T, o *Options) {
+			o.Checks = append(o.Checks, func() error { return errors.New("image worker-operator is of commit feedface") })
+		}, "feedface"},
+		{"missing charts", func(t *testing.T, o *Options) {
+			os.RemoveAll(o.Inputs.Charts)
+		}, "make charts"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			tc.mutate(t, &f.opts)
+			_, err := Assemble(context.Background(), f.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+			}
+			entries, _ := os.ReadDir(f.opts.Out)
+			for _, e := range entries {
+				t.Errorf("refused release left %s behind", e.Name())
+			}
+		})
+	}
+}
+
+// writeE2E writes an end-to-end report of every required suite, all as
+// expected, then lets change spoil it.
+func writeE2E(t *testing.T, dir string, change func(*report.Report)) {
+	t.Helper()
+	r := report.Report{HoldfastCommit: commit, HoldfastTreeState: "clean"}
+	for _, suite := range RequiredSuites {
+		r.Suites = append(r.Suites, report.Suite{Suite: suite, Scenarios: []report.Scenario{
+			{Suite: suite, Name: "rotation", Binary: "pristine", Result: report.RedAsExpected, Expected: report.RedAsExpected},
+			{Suite: suite, Name: "rotation", Binary: "patched", Result: report.Pass, Expected: report.Pass},
+		}})
+	}
+	change(&r)
+	data, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "e2e.json"), string(data))
+}
+
+func rewriteReport(t *testing.T, o *Options, change func(*treetest.Result)) {
+	t.Helper()
+	sh := o.Shipped[0]
+	name := filepath.Join(o.Inputs.Reports, "test-"+sh.Upstream.Name+"-"+sh.Pin.Version+".json")
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r []*treetest.Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	change(r[0])
+	if data, err = json.Marshal(r); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, name, string(data))
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
