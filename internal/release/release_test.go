@@ -158,7 +158,7 @@ func newFixture(t *testing.T) *fixture {
 		writeFile(t, filepath.Join(in.Reports, "test-"+name+".json"), string(data))
 		writeFile(t, filepath.Join(in.Reports, "test-"+name+".md"), "report")
 	}
-	writeFile(t, filepath.Join(in.Images, "worker-operator", "index.json"), "{}")
+	writeFile(t, filepath.Join(in.Images, "workeroperator-v1.6.4", "worker-operator", "index.json"), "{}")
 	writeFile(t, filepath.Join(in.Charts, "worker-operator-1.6.4-holdfast.1.tgz"), "chart")
 	writeFile(t, filepath.Join(in.Reports, "e2e.md"), "| suite | scenario |\n")
 	writeE2E(t, in.Reports, func(*report.Report) {})
@@ -176,7 +176,7 @@ func TestAssembleWritesAVerifiableRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"RELEASE-NOTES.md", "CHECKSUMS", "charts/worker-operator-1.6.4-holdfast.1.tgz",
-		"images/worker-operator/index.json", "reports/e2e.md", "bin/karmada-v1.18.2/binary"} {
+		"images/workeroperator-v1.6.4/worker-operator/index.json", "reports/e2e.md", "bin/karmada-v1.18.2/binary"} {
 		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
 			t.Errorf("release lacks %s: %v", want, err)
 		}
