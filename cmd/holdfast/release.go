@@ -8,6 +8,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/charts"
+	"github.com/holdfast-dist/holdfast/internal/imagebuild"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/release"
 )
@@ -70,6 +71,18 @@ func releaseChecks(root string, f *pins.File, source build.Source) []func() erro
 			for _, p := range want {
 				if _, err := os.Stat(p.Path); err != nil {
 					return fmt.Errorf("chart %s %s is missing (%v): run `make charts`", p.Chart.Name, p.Version, err)
+				}
+			}
+			return nil
+		},
+		func() error {
+			for _, up := range f.Upstreams {
+				pin, err := up.Pin("")
+				if err != nil {
+					return err
+				}
+				if err := imagebuild.Verify(inputs.Images, up, pin.Version, source.Commit, build.DefaultPlatforms); err != nil {
+					return err
 				}
 			}
 			return nil

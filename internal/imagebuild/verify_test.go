@@ -1,0 +1,151 @@
+package imagebuild_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/random"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/image"
+	"github.com/holdfast-dist/holdfast/internal/imagebuild"
+	"github.com/holdfast-dist/holdfast/internal/pins"
+)
+
+// fakeImages writes, for each binary, what imagebuild.Build leaves: a
+// layout whose index carries the provenance annotations, the per-platform
+// tarballs and the SBOM. The images' content does not matter to Verify.
+func fakeImages(t *testing.T, out string, up *pins.Upstream, version, revision, treeState string, platforms []build.Platform) {
+	t.Helper()
+	bins, err := imagebuild.Binaries(up, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, binary := range bins {
+		idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
+		for _, p := range platforms {
+			img, err := random.Image(64, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx = mutate.AppendManifests(idx, mutate.IndexAddendum{
+				Add:        img,
+				Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: p.OS, Architecture: p.Arch}},
+			})
+			tarball := filepath.Join(imagebuild.Dir(out, up, version), fmt.Sprintf("%s-%s-%s.tar", binary, p.OS, p.Arch))
+			if err := os.MkdirAll(filepath.Dir(tarball), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(tarball, []byte("tar"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		idx = mutate.Annotations(idx, map[string]string{
+			image.AnnotationRevision:  revision,
+			image.AnnotationTreeState: treeState,
+		}).(v1.ImageIndex)
+		lp, err := layout.Write(imagebuild.LayoutDir(out, up, version, binary), empty.Index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lp.AppendIndex(idx); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(imagebuild.Dir(out, up, version), binary+".spdx.json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestVerify(t *testing.T) {
+	up := &pins.Upstream{
+		Name:     "karmada",
+		Build:    []string{"./cmd/controller-manager", "./cmd/karmada-search"},
+		Binaries: map[string]string{"./cmd/controller-manager": "karmada-controller-manager"},
+	}
+	const version, head = "v1.18.2", "0123456789abcdef0123456789abcdef01234567"
+	amd64 := []build.Platform{{OS: "linux", Arch: "amd64"}}
+
+	tests := []struct {
+		name      string
+		setup     func(t *testing.T, out string)
+		platforms []build.Platform
+		wantErr   string
+	}{
+		{
+			name:  "every image, of this commit, every platform",
+			setup: func(t *testing.T, out string) { fakeImages(t, out, up, version, head, "clean", build.DefaultPlatforms) },
+		},
+		{
+			name:    "no images at all",
+			setup:   func(t *testing.T, out string) {},
+			wantErr: "image karmada-controller-manager of karmada v1.18.2: no OCI layout at",
+		},
+		{
+			name: "images of another commit",
+			setup: func(t *testing.T, out string) {
+				fakeImages(t, out, up, version, "fedcba", "clean", build.DefaultPlatforms)
+			},
+			wantErr: `built from holdfast commit "fedcba", not ` + head,
+		},
+		{
+			name:    "images of a dirty checkout",
+			setup:   func(t *testing.T, out string) { fakeImages(t, out, up, version, head, "dirty", build.DefaultPlatforms) },
+			wantErr: `built from a "dirty" checkout`,
+		},
+		{
+			name:    "a single-platform build",
+			setup:   func(t *testing.T, out string) { fakeImages(t, out, up, version, head, "clean", amd64) },
+			wantErr: "has no linux/arm64 image (it has linux/amd64) (run `make images`)",
+		},
+		{
+			name:      "a single-platform build, when only that is asked for",
+			setup:     func(t *testing.T, out string) { fakeImages(t, out, up, version, head, "clean", amd64) },
+			platforms: amd64,
+		},
+		{
+			name: "one binary's SBOM is missing",
+			setup: func(t *testing.T, out string) {
+				fakeImages(t, out, up, version, head, "clean", build.DefaultPlatforms)
+				if err := os.Remove(filepath.Join(imagebuild.Dir(out, up, version), "karmada-search.spdx.json")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantErr: "image karmada-search of karmada v1.18.2: has no SBOM",
+		},
+		{
+			name: "one platform's tarball is missing",
+			setup: func(t *testing.T, out string) {
+				fakeImages(t, out, up, version, head, "clean", build.DefaultPlatforms)
+				if err := os.Remove(filepath.Join(imagebuild.Dir(out, up, version), "karmada-search-linux-arm64.tar")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantErr: "image karmada-search of karmada v1.18.2: has no linux/arm64 tarball",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			tt.setup(t, out)
+			err := imagebuild.Verify(out, up, version, head, tt.platforms)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Verify: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Verify: err = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
