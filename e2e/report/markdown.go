@@ -21,6 +21,9 @@ func (r Report) Markdown() []byte {
 	default:
 		fmt.Fprintf(&b, "**%d of %d scenarios did not show the expected result.**\n", total-met, total)
 	}
+	if r.HoldfastCommit != "" {
+		fmt.Fprintf(&b, "\nRun at holdfast commit %s (%s checkout).\n", r.HoldfastCommit, r.HoldfastTreeState)
+	}
 	b.WriteString("\nA pristine (unpatched upstream) binary is expected to be red: that shows the scenario detects the bug the patch fixes.\n")
 
 	for _, s := range r.Suites {

@@ -93,11 +93,13 @@ func (r Report) Versions() Versions {
 func (r Report) JSON() ([]byte, error) {
 	total, met := r.counts()
 	return json.MarshalIndent(struct {
-		Scenarios int      `json:"scenarios"`
-		Met       int      `json:"met"`
-		Versions  Versions `json:"versions"`
-		Suites    []Suite  `json:"suites"`
-	}{total, met, r.Versions(), r.Suites}, "", "  ")
+		HoldfastCommit    string   `json:"holdfastCommit,omitempty"`
+		HoldfastTreeState string   `json:"holdfastTreeState,omitempty"`
+		Scenarios         int      `json:"scenarios"`
+		Met               int      `json:"met"`
+		Versions          Versions `json:"versions"`
+		Suites            []Suite  `json:"suites"`
+	}{r.HoldfastCommit, r.HoldfastTreeState, total, met, r.Versions(), r.Suites}, "", "  ")
 }
 
 func (r Report) counts() (total, met int) {

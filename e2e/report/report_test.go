@@ -128,9 +128,19 @@ func TestRecorderFlushAndMerge(t *testing.T) {
 		t.Errorf("disagreeing versions = %q, want %q", v["kube-apiserver"], want)
 	}
 
+	// The release step reads the merged file back as a Report and refuses
+	// one of another commit: the commit must survive the round trip.
+	rep.HoldfastCommit, rep.HoldfastTreeState = "0123abc", "clean"
 	data, err := rep.JSON()
 	if err != nil {
 		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.HoldfastCommit != "0123abc" || back.HoldfastTreeState != "clean" || len(back.Suites) != 2 {
+		t.Errorf("read back: commit %q, tree %q, %d suites; want 0123abc, clean, 2", back.HoldfastCommit, back.HoldfastTreeState, len(back.Suites))
 	}
 	var doc struct {
 		Scenarios, Met int
@@ -190,7 +200,7 @@ func TestMergeEmptyDir(t *testing.T) {
 }
 
 func TestMarkdown(t *testing.T) {
-	rep := Report{Suites: []Suite{{
+	rep := Report{HoldfastCommit: "0123abc", HoldfastTreeState: "clean", Suites: []Suite{{
 		Suite:    "karmada-rotation",
 		Finished: time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC),
 		Versions: Versions{"kube-apiserver": "v1.35.3", "karmada-controller-manager (patched)": "v1.18.2-holdfast.1"},
@@ -204,6 +214,7 @@ func TestMarkdown(t *testing.T) {
 	got := string(rep.Markdown())
 	for _, want := range []string{
 		"**1 of 2 scenarios did not show the expected result.**",
+		"Run at holdfast commit 0123abc (clean checkout).",
 		"## karmada-rotation",
 		"Finished 2026-12-02 12:00 UTC.",
 		"| rotate | patched | pass | pass | yes | 1m1.2s | baseline 250ms<br>restart-to-recovered 1.23s |  |",

@@ -273,7 +273,8 @@ func writeE2E(t *testing.T, dir string, change func(*report.Report)) {
 		}})
 	}
 	change(&r)
-	data, err := json.Marshal(r)
+	data, err := r.JSON() // what e2e-report writes, not a marshalling of the reader's type
+
 	if err != nil {
 		t.Fatal(err)
 	}
