@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -131,6 +132,26 @@ func TestBuild(t *testing.T) {
 	entries, _ := os.ReadDir(out)
 	if len(entries) != 1 {
 		t.Errorf("output folder holds %d entries, want only up-v1.2.0 (no partial or .old folders)", len(entries))
+	}
+
+	// The release gate recognises these binaries, and only for their pin
+	// and series.
+	dir := filepath.Join(out, "up-v1.2.0")
+	if p, err := build.VerifyBinaries(dir, &up, fx.Pin, tree.Record.SeriesHash); err != nil || p.OS != runtime.GOOS || p.Arch != runtime.GOARCH {
+		t.Errorf("VerifyBinaries = %v, %v; want %s/%s", p, err, runtime.GOOS, runtime.GOARCH)
+	}
+	nextRevision := fx.Pin
+	nextRevision.Revision++
+	if _, err := build.VerifyBinaries(dir, &up, nextRevision, tree.Record.SeriesHash); err == nil || !strings.Contains(err.Error(), "does not carry version v1.2.0-holdfast.4") {
+		t.Errorf("VerifyBinaries of the next revision: err = %v", err)
+	}
+	if _, err := build.VerifyBinaries(dir, &up, fx.Pin, seriesHash); err == nil || !strings.Contains(err.Error(), "does not carry series 0cb186404e20") {
+		t.Errorf("VerifyBinaries of another series: err = %v", err)
+	}
+	withOther := up
+	withOther.Build = []string{"./cmd/hello", "./cmd/absent"}
+	if _, err := build.VerifyBinaries(dir, &withOther, fx.Pin, tree.Record.SeriesHash); err == nil || !strings.Contains(err.Error(), "absent: not a Go binary") {
+		t.Errorf("VerifyBinaries with a binary missing: err = %v", err)
 	}
 
 	// A failed build leaves the previous binaries in place.

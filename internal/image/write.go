@@ -2,6 +2,7 @@ package image
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -42,6 +43,9 @@ func (img *Image) WriteLayout(dir string, ref name.Tag) error {
 	}
 	if err := lp.AppendImage(img.SBOMArtifact); err != nil {
 		return fmt.Errorf("writing the SBOM of %s to its layout: %w", ref, err)
+	}
+	if err := dataModes(tmp); err != nil {
+		return err
 	}
 	old := tmp + ".old"
 	if err := os.Rename(dir, old); err != nil && !os.IsNotExist(err) {
@@ -94,5 +98,17 @@ func WriteFile(path string, data []byte) error {
 	return writeFileAtomic(path, func(f *os.File) error {
 		_, err := f.Write(data)
 		return err
+	})
+}
+
+// dataModes makes every file of a layout 0644: go-containerregistry's
+// layout writes index.json, oci-layout and index blobs with os.ModePerm,
+// and a release should not ship data files as executables.
+func dataModes(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		return os.Chmod(path, 0o644)
 	})
 }

@@ -3,6 +3,7 @@ package image_test
 import (
 	"context"
 	"io"
+	"io/fs"
 	"log"
 	"net/http/httptest"
 	"os"
@@ -35,6 +36,22 @@ func TestWriteLayout(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(dir))
 	if len(entries) != 1 {
 		t.Errorf("%d entries beside the layout, want none (no partial or old folders)", len(entries)-1)
+	}
+	// Layouts are data: no file in one is executable.
+	if err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want 0644", strings.TrimPrefix(path, dir), info.Mode().Perm())
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	root, err := layout.ImageIndexFromPath(dir)
 	if err != nil {

@@ -164,10 +164,14 @@ func collect(o Options, stage string) ([]Artifact, error) {
 	for _, s := range o.Shipped {
 		name := s.Upstream.Name + "-" + s.Pin.Version
 		src := filepath.Join(o.Inputs.Bin, name)
+		platform, err := build.VerifyBinaries(src, s.Upstream, s.Pin, s.SeriesHash)
+		if err != nil {
+			return nil, refuse("%v (run `make binaries`)", err)
+		}
 		if err := copyDir(src, filepath.Join(stage, "bin", name)); err != nil {
 			return nil, fmt.Errorf("binaries of %s %s: %w (run `make binaries`)", s.Upstream.Name, s.Pin.Version, err)
 		}
-		arts = append(arts, Artifact{"binaries", "bin/" + name + "/", s.Pin.VersionString() + " binaries (static, linux)"})
+		arts = append(arts, Artifact{"binaries", "bin/" + name + "/", fmt.Sprintf("%s binaries (static, %s)", s.Pin.VersionString(), platform)})
 	}
 	if err := copyDir(o.Inputs.Images, filepath.Join(stage, "images")); err != nil {
 		return nil, fmt.Errorf("images: %w (run `make images`)", err)

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,7 +147,9 @@ func newFixture(t *testing.T) *fixture {
 	in := DefaultInputs(dir)
 	for _, sh := range s {
 		name := sh.Upstream.Name + "-" + sh.Pin.Version
-		writeFile(t, filepath.Join(in.Bin, name, "binary"), "ELF")
+		for _, pkg := range sh.Upstream.Build {
+			copyBinary(t, stampedBinary(t, sh), filepath.Join(in.Bin, name, sh.Upstream.BinaryName(pkg)))
+		}
 		r := []*treetest.Result{{
 			Upstream: sh.Upstream.Name, Version: sh.Pin.Version, Pristine: treetest.Red, Patched: treetest.Green,
 			UpstreamPass: true, HoldfastCommit: commit, HoldfastTreeState: "clean",
@@ -176,7 +180,7 @@ func TestAssembleWritesAVerifiableRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"RELEASE-NOTES.md", "CHECKSUMS", "charts/worker-operator-1.6.4-holdfast.1.tgz",
-		"images/workeroperator-v1.6.4/worker-operator/index.json", "reports/e2e.md", "bin/karmada-v1.18.2/binary"} {
+		"images/workeroperator-v1.6.4/worker-operator/index.json", "reports/e2e.md", "bin/karmada-v1.18.2/karmada-controller-manager"} {
 		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
 			t.Errorf("release lacks %s: %v", want, err)
 		}
@@ -187,6 +191,13 @@ func TestAssembleWritesAVerifiableRelease(t *testing.T) {
 	}
 	if !strings.Contains(string(sums), "  RELEASE-NOTES.md\n") || !strings.Contains(string(sums), "  charts/worker-operator-1.6.4-holdfast.1.tgz\n") {
 		t.Errorf("CHECKSUMS misses files:\n%s", sums)
+	}
+	notes, err := os.ReadFile(filepath.Join(dir, "RELEASE-NOTES.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "v1.18.2-holdfast.2 binaries (static, " + runtime.GOOS + "/" + runtime.GOARCH + ")"; !strings.Contains(string(notes), want) {
+		t.Errorf("notes do not describe the binaries as %q:\n%s", want, notes)
 	}
 	if _, err := Assemble(context.Background(), f.opts); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second release of the same version: err = %v, want refused as existing", err)
@@ -242,6 +253,14 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 		{"failing extra check", func(t *testing.T, o *Options) {
 			o.Checks = append(o.Checks, func() error { return errors.New("image worker-operator is of commit feedface") })
 		}, "feedface"},
+		{"binary of another revision", func(t *testing.T, o *Options) {
+			other := o.Shipped[0]
+			other.Pin.Revision++
+			copyBinary(t, stampedBinary(t, other), filepath.Join(o.Inputs.Bin, "karmada-v1.18.2", "karmada-search"))
+		}, "karmada-search does not carry version v1.18.2-holdfast."},
+		{"missing binary", func(t *testing.T, o *Options) {
+			os.Remove(filepath.Join(o.Inputs.Bin, "workeroperator-v1.6.4", "worker-operator"))
+		}, "worker-operator: not a Go binary"},
 		{"missing charts", func(t *testing.T, o *Options) {
 			os.RemoveAll(o.Inputs.Charts)
 		}, "make charts"},
@@ -306,6 +325,80 @@ func writeFile(t *testing.T, path, data string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// stampedBinaries caches one small static Go binary per holdfast version,
+// stamped as internal/build stamps the real ones (version and short series
+// hash through the linker's -X), for the release's binaries gate.
+var stampedBinaries sync.Map
+
+// standins is the folder of the stand-in binaries, shared by the tests
+// and removed by TestMain.
+var standins struct {
+	sync.Mutex
+	dir string
+}
+
+func standinRoot(t *testing.T) string {
+	standins.Lock()
+	defer standins.Unlock()
+	if standins.dir == "" {
+		dir, err := os.MkdirTemp("", "holdfast-release-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		standins.dir = dir
+	}
+	return standins.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if standins.dir != "" {
+		os.RemoveAll(standins.dir)
+	}
+	os.Exit(code)
+}
+
+func stampedBinary(t *testing.T, sh Shipped) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH to build stand-in binaries")
+	}
+	key := sh.Pin.VersionString() + " " + sh.SeriesHash
+	if p, ok := stampedBinaries.Load(key); ok {
+		return p.(string)
+	}
+	dir, err := os.MkdirTemp(standinRoot(t), "bin-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/standin\n\ngo 1.22\n")
+	writeFile(t, filepath.Join(dir, "main.go"), "package main\n\nvar version, series string\n\nfunc main() { println(version, series) }\n")
+	out := filepath.Join(dir, "standin")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out,
+		"-ldflags", "-X main.version="+sh.Pin.VersionString()+" -X main.series="+build.ShortSeriesHash(sh.SeriesHash), ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building a stand-in binary: %v\n%s", err, b)
+	}
+	stampedBinaries.Store(key, out)
+	return out
+}
+
+func copyBinary(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
 }
