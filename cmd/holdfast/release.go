@@ -45,7 +45,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	dir, err := release.Assemble(ctx, release.Options{
 		Version: *version, Source: source, Shipped: shipped,
 		Inputs: release.DefaultInputs(e.root), Out: *out, Log: e.stdout,
-		Checks: releaseChecks(e.root, f, source), Preflight: *preflight,
+		Checks: releaseChecks(e.root, f, shipped, source), Preflight: *preflight,
 	})
 	if err != nil {
 		return err
@@ -60,7 +60,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 
 // releaseChecks are the artifact gates beyond the reports: the charts and
 // images of exactly these pins must be there.
-func releaseChecks(root string, f *pins.File, source build.Source) []func() error {
+func releaseChecks(root string, f *pins.File, shipped []release.Shipped, source build.Source) []func() error {
 	inputs := release.DefaultInputs(root)
 	return []func() error{
 		func() error {
@@ -76,12 +76,8 @@ func releaseChecks(root string, f *pins.File, source build.Source) []func() erro
 			return nil
 		},
 		func() error {
-			for _, up := range f.Upstreams {
-				pin, err := up.Pin("")
-				if err != nil {
-					return err
-				}
-				if err := imagebuild.Verify(inputs.Images, up, pin.Version, source.Commit, build.DefaultPlatforms); err != nil {
+			for _, s := range shipped {
+				if err := imagebuild.Verify(inputs.Images, s.Upstream, s.Pin.Version, source.Commit, build.DefaultPlatforms); err != nil {
 					return err
 				}
 			}

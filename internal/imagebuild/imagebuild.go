@@ -75,6 +75,17 @@ func LayoutDir(out string, up *pins.Upstream, version, binary string) string {
 	return filepath.Join(Dir(out, up, version), binary)
 }
 
+// TarballPath is the `docker load` tarball of one binary's image for one
+// platform.
+func TarballPath(out string, up *pins.Upstream, version, binary string, p build.Platform) string {
+	return filepath.Join(Dir(out, up, version), fmt.Sprintf("%s-%s-%s.tar", binary, p.OS, p.Arch))
+}
+
+// SBOMPath is the SPDX SBOM of one binary's image.
+func SBOMPath(out string, up *pins.Upstream, version, binary string) string {
+	return filepath.Join(Dir(out, up, version), binary+".spdx.json")
+}
+
 // Reference is an image's name: <registry>/<binary>:<holdfast version>.
 func Reference(registry, binary, holdfastVersion string, opts ...name.Option) (name.Tag, error) {
 	if registry == "" {
@@ -201,7 +212,7 @@ func write(img *image.Image, out string, up *pins.Upstream, version, binary stri
 	b := Built{
 		Binary: binary, Ref: ref, Digest: digest,
 		Layout: LayoutDir(out, up, version, binary),
-		SBOM:   filepath.Join(Dir(out, up, version), binary+".spdx.json"),
+		SBOM:   SBOMPath(out, up, version, binary),
 	}
 	if err := img.WriteLayout(b.Layout, ref); err != nil {
 		return Built{}, err
@@ -210,7 +221,7 @@ func write(img *image.Image, out string, up *pins.Upstream, version, binary stri
 		return Built{}, err
 	}
 	for _, p := range img.Platforms {
-		path := filepath.Join(Dir(out, up, version), fmt.Sprintf("%s-%s-%s.tar", binary, p.Platform.OS, p.Platform.Architecture))
+		path := TarballPath(out, up, version, binary, build.Platform{OS: p.Platform.OS, Arch: p.Platform.Architecture})
 		if err := img.WriteDockerTarball(path, ref, p.Platform); err != nil {
 			return Built{}, err
 		}

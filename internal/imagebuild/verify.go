@@ -3,7 +3,6 @@ package imagebuild
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -76,8 +75,7 @@ func verifyOne(out string, up *pins.Upstream, version, binary, revision string, 
 			if !slices.Contains(have, p.String()) {
 				return fmt.Errorf("has no %s image (it has %s)", p, strings.Join(have, ", "))
 			}
-			tarball := filepath.Join(Dir(out, up, version), fmt.Sprintf("%s-%s-%s.tar", binary, p.OS, p.Arch))
-			if _, err := os.Stat(tarball); err != nil {
+			if _, err := os.Stat(TarballPath(out, up, version, binary, p)); err != nil {
 				return fmt.Errorf("has no %s tarball: %w", p, err)
 			}
 		}
@@ -85,8 +83,7 @@ func verifyOne(out string, up *pins.Upstream, version, binary, revision string, 
 	if indexes != 1 {
 		return fmt.Errorf("the OCI layout %s holds %d image indexes, want 1", dir, indexes)
 	}
-	sbom := filepath.Join(Dir(out, up, version), binary+".spdx.json")
-	if _, err := os.Stat(sbom); err != nil {
+	if _, err := os.Stat(SBOMPath(out, up, version, binary)); err != nil {
 		return fmt.Errorf("has no SBOM: %w", err)
 	}
 	return nil

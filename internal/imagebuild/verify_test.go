@@ -1,7 +1,6 @@
 package imagebuild_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +39,7 @@ func fakeImages(t *testing.T, out string, up *pins.Upstream, version, revision, 
 				Add:        img,
 				Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: p.OS, Architecture: p.Arch}},
 			})
-			tarball := filepath.Join(imagebuild.Dir(out, up, version), fmt.Sprintf("%s-%s-%s.tar", binary, p.OS, p.Arch))
+			tarball := imagebuild.TarballPath(out, up, version, binary, p)
 			if err := os.MkdirAll(filepath.Dir(tarball), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +58,7 @@ func fakeImages(t *testing.T, out string, up *pins.Upstream, version, revision, 
 		if err := lp.AppendIndex(idx); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(imagebuild.Dir(out, up, version), binary+".spdx.json"), []byte("{}"), 0o644); err != nil {
+		if err := os.WriteFile(imagebuild.SBOMPath(out, up, version, binary), []byte("{}"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -115,7 +114,7 @@ func TestVerify(t *testing.T) {
 			name: "one binary's SBOM is missing",
 			setup: func(t *testing.T, out string) {
 				fakeImages(t, out, up, version, head, "clean", build.DefaultPlatforms)
-				if err := os.Remove(filepath.Join(imagebuild.Dir(out, up, version), "karmada-search.spdx.json")); err != nil {
+				if err := os.Remove(imagebuild.SBOMPath(out, up, version, "karmada-search")); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -125,7 +124,7 @@ func TestVerify(t *testing.T) {
 			name: "one platform's tarball is missing",
 			setup: func(t *testing.T, out string) {
 				fakeImages(t, out, up, version, head, "clean", build.DefaultPlatforms)
-				if err := os.Remove(filepath.Join(imagebuild.Dir(out, up, version), "karmada-search-linux-arm64.tar")); err != nil {
+				if err := os.Remove(imagebuild.TarballPath(out, up, version, "karmada-search", build.Platform{OS: "linux", Arch: "arm64"})); err != nil {
 					t.Fatal(err)
 				}
 			},
