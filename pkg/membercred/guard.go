@@ -3,6 +3,7 @@ package membercred
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -31,14 +32,29 @@ const guardStrikeSpacing = time.Second
 // A 401 counts only when it persists after a fresh credential: with
 // cfg.BearerTokenFile the file is re-read, and a request that carried an
 // older token is replayed once with the new one (that 401 is not counted).
-// A static BearerToken, client certificate or exec plugin cannot be re-read
-// here, so their 401s count at once. Any other response (including 403,
-// which is authorization, not authentication) ends the run; transport errors
-// neither count nor end it.
+// A static BearerToken or client certificate cannot be re-read here, so
+// their 401s count at once. Any other response (including 403, which is
+// authorization, not authentication) ends the run; transport errors neither
+// count nor end it. The guard trips when the last Threshold strikes span at
+// most Window AND the run has lasted MinDuration plus this guard's jitter.
+//
+// Only the process's own credential is looked at: a request that carries
+// any other (an explicit Authorization header, a rest.CopyConfig given
+// another BearerToken, a member token set by a wrapper outside the guard)
+// passes through untouched, is never replayed with the own token, and
+// neither counts nor resets. The own credential is the config's BearerToken,
+// a token read from its BearerTokenFile, or, with neither, no Authorization
+// header at all (client certificates). Configs whose credential comes from
+// an exec plugin, an auth provider or basic auth are left unguarded (see
+// InstallOnOwnConfig): the guard could not tell their requests apart.
 type OwnCredentialGuard struct {
-	threshold int
-	window    time.Duration
-	action    GuardAction
+	threshold   int
+	window      time.Duration
+	minDuration time.Duration
+	// jitter is drawn once per guard in [0, maxGuardJitter(minDuration)),
+	// so replicas that see one outage trip at different times.
+	jitter time.Duration
+	action GuardAction
 	exit      func(int)
 	metrics   *Metrics
 	log       logr.Logger
@@ -48,9 +64,10 @@ type OwnCredentialGuard struct {
 	// common case, skip the mutex.
 	strikes atomic.Int64
 
-	mu      sync.Mutex
-	recent  []time.Time // times of the current run's strikes, at most threshold
-	run     int         // strikes in the current run
+	mu       sync.Mutex
+	recent   []time.Time // times of the current run's strikes, at most threshold
+	runStart time.Time   // time of the current run's first strike
+	run      int         // strikes in the current run
 	tripped bool
 	host    string // API server host of the last counted 401
 }
@@ -61,10 +78,16 @@ func NewOwnCredentialGuard(opts OwnCredentialGuardOptions) (*OwnCredentialGuard,
 		return nil, fmt.Errorf("membercred: invalid OwnCredentialGuardOptions: %w", err)
 	}
 	opts = opts.withDefaults()
+	var jitter time.Duration
+	if maxJitter := maxGuardJitter(opts.MinDuration); maxJitter > 0 {
+		jitter = rand.N(maxJitter)
+	}
 	return &OwnCredentialGuard{
-		threshold: opts.Threshold,
-		window:    opts.Window,
-		action:    opts.Action,
+		threshold:   opts.Threshold,
+		window:      opts.Window,
+		minDuration: opts.MinDuration,
+		jitter:      jitter,
+		action:      opts.Action,
 		exit:      opts.Exit,
 		metrics:   opts.Metrics,
 		log:       opts.Logger,
@@ -78,7 +101,12 @@ func NewOwnCredentialGuard(opts OwnCredentialGuardOptions) (*OwnCredentialGuard,
 // config that already carries this package's member token wrapper, or this
 // guard twice. Detection follows WrappedRoundTripper(), so a member wrapper
 // hidden behind a wrapper that does not expose its inner round tripper is
-// not seen.
+// not seen; a member wrapper added after the guard is harmless, since the
+// guard ignores requests that do not carry the own credential.
+//
+// A config whose credential the guard cannot recognise on a request (exec
+// plugin, auth provider, basic auth) is left unguarded with one log line
+// and no error: the process then behaves as upstream's does.
 func (g *OwnCredentialGuard) InstallOnOwnConfig(cfg *rest.Config) error {
 	if cfg == nil {
 		return errors.New("membercred: InstallOnOwnConfig: nil rest.Config")
@@ -90,9 +118,14 @@ func (g *OwnCredentialGuard) InstallOnOwnConfig(cfg *rest.Config) error {
 	if guarded {
 		return fmt.Errorf("membercred: the own-credential guard is already installed on the config for %s", cfg.Host)
 	}
-	tokenFile := cfg.BearerTokenFile
+	if kind := unrecognisableCredential(cfg); kind != "" {
+		g.log.Info("Own-credential guard not installed: requests authenticated by "+kind+" cannot be told apart from other credentials on the same config",
+			"host", cfg.Host)
+		return nil
+	}
+	cred := newOwnCredential(cfg)
 	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
-		return &ownCredentialRoundTripper{guard: g, tokenFile: tokenFile, next: rt}
+		return &ownCredentialRoundTripper{guard: g, cred: cred, next: rt}
 	})
 	return nil
 }
@@ -149,10 +182,15 @@ func (g *OwnCredentialGuard) strike(host string) {
 		g.recent = append(g.recent[:0], g.recent[1:]...)
 	}
 	g.recent = append(g.recent, now)
+	if g.run == 0 {
+		g.runStart = now
+	}
 	g.run++
 	g.host = host
 	run := g.run
-	trip := !g.tripped && len(g.recent) == g.threshold && now.Sub(g.recent[0]) <= g.window
+	trip := !g.tripped && len(g.recent) == g.threshold && now.Sub(g.recent[0]) <= g.window &&
+		now.Sub(g.runStart) >= g.minDuration+g.jitter
+	rejectedFor := now.Sub(g.runStart)
 	if trip {
 		g.tripped = true
 	}
@@ -169,12 +207,12 @@ func (g *OwnCredentialGuard) strike(host string) {
 	g.metrics.ownTripped()
 	if g.action == GuardActionExit {
 		g.log.Error(nil, "Own API server credential is permanently rejected, exiting so the pod restarts with a fresh credential",
-			"host", host, "consecutive401s", run, "threshold", g.threshold, "window", g.window)
+			"host", host, "consecutive401s", run, "threshold", g.threshold, "window", g.window, "rejectedFor", rejectedFor)
 		g.exit(1)
 		return
 	}
 	g.log.Error(nil, "Own API server credential is permanently rejected, reporting unhealthy until a request is accepted",
-		"host", host, "consecutive401s", run, "threshold", g.threshold, "window", g.window)
+		"host", host, "consecutive401s", run, "threshold", g.threshold, "window", g.window, "rejectedFor", rejectedFor)
 }
 
 // accepted ends a run of strikes. One atomic load in the common case.

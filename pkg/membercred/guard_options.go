@@ -53,7 +53,29 @@ const (
 	DefaultGuardWindow = 5 * time.Minute
 	// DefaultGuardAction is GuardActionExit.
 	DefaultGuardAction = GuardActionExit
+	// DefaultGuardMinDuration is how long the 401s must have persisted, from
+	// the first of the run, before the guard may trip, whatever their count.
+	// A count alone trips on a few seconds of trouble: leader election alone
+	// renews every 2s, so 5 strikes come within 10s of an API server
+	// restarting with a cold authentication cache or of a webhook
+	// authenticator blip, and every replica of every controller in the fleet
+	// would exit at once. That is the review's objection to exiting on the
+	// first 401 (KAI-Scheduler's fix; see docs/adopting.md): a transient 401
+	// is rare but not impossible, and a synchronised restart is worse than
+	// the outage. A revoked credential, on the other hand, fails for good,
+	// so waiting one minute costs a process that was doing nothing anyway
+	// one more minute, while outlasting what the blips above last: an API
+	// server restart is seconds, and its token cache holds a success for 10s.
+	// Each guard adds its own jitter of up to half of it (see
+	// maxGuardJitter), so replicas that see one outage do not exit together.
+	DefaultGuardMinDuration = time.Minute
 )
+
+// maxGuardJitter is the exclusive upper bound of the extra delay a guard
+// draws at creation: half the minimum duration spreads replicas' exits over
+// 30s with the default, far more than a pod restart takes, while never
+// doubling how long a rejected process lingers.
+func maxGuardJitter(minDuration time.Duration) time.Duration { return minDuration / 2 }
 
 // OwnCredentialGuardOptions configure an OwnCredentialGuard. Zero values take
 // the documented defaults.
@@ -65,6 +87,11 @@ type OwnCredentialGuardOptions struct {
 	// Window is the longest time the last Threshold persisting 401s may
 	// span. 0 means DefaultGuardWindow; negative is invalid.
 	Window time.Duration
+	// MinDuration is how long a run of persisting 401s must have lasted,
+	// from its first, before the guard trips; each guard adds a random
+	// jitter in [0, MinDuration/2) of its own. 0 means
+	// DefaultGuardMinDuration; negative is invalid.
+	MinDuration time.Duration
 	// Action is what happens when the guard trips. "" means
 	// DefaultGuardAction.
 	Action GuardAction
@@ -90,6 +117,9 @@ func (o OwnCredentialGuardOptions) Validate() error {
 	if o.Window < 0 {
 		errs = append(errs, fmt.Errorf("Window must be positive (0 for the default %s), got %s", DefaultGuardWindow, o.Window))
 	}
+	if o.MinDuration < 0 {
+		errs = append(errs, fmt.Errorf("MinDuration must be positive (0 for the default %s), got %s", DefaultGuardMinDuration, o.MinDuration))
+	}
 	if o.Action != "" {
 		if _, err := ParseGuardAction(string(o.Action)); err != nil {
 			errs = append(errs, fmt.Errorf("Action: %w", err))
@@ -104,6 +134,9 @@ func (o OwnCredentialGuardOptions) withDefaults() OwnCredentialGuardOptions {
 	}
 	if o.Window == 0 {
 		o.Window = DefaultGuardWindow
+	}
+	if o.MinDuration == 0 {
+		o.MinDuration = DefaultGuardMinDuration
 	}
 	if o.Action == "" {
 		o.Action = DefaultGuardAction

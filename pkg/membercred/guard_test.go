@@ -118,7 +118,8 @@ func TestGuardThresholds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newAPIServer(t)
-			f := newGuard(t, OwnCredentialGuardOptions{})
+			// Count and window alone: TestGuardSafeDefaults covers MinDuration.
+			f := newGuard(t, OwnCredentialGuardOptions{MinDuration: time.Nanosecond})
 			hc := ownClient(t, srv, f.guard, staticToken)
 
 			var unauthorizedCount int
@@ -176,7 +177,7 @@ func TestGuardBearerTokenFileRotation(t *testing.T) {
 		}
 	}
 	writeToken("old")
-	f := newGuard(t, OwnCredentialGuardOptions{Threshold: 2})
+	f := newGuard(t, OwnCredentialGuardOptions{Threshold: 2, MinDuration: time.Nanosecond})
 	hc := ownClient(t, srv, f.guard, func(c *rest.Config) { c.BearerTokenFile = tokenFile })
 
 	if code, _ := get(t, hc, srv.URL); code != http.StatusOK {
@@ -218,7 +219,7 @@ func TestGuardBearerTokenFileRotation(t *testing.T) {
 
 func TestGuardCheckerFlips(t *testing.T) {
 	srv := newAPIServer(t)
-	f := newGuard(t, OwnCredentialGuardOptions{Action: GuardActionUnhealthy, Threshold: 3})
+	f := newGuard(t, OwnCredentialGuardOptions{Action: GuardActionUnhealthy, Threshold: 3, MinDuration: time.Nanosecond})
 	hc := ownClient(t, srv, f.guard, staticToken)
 	check := f.guard.Checker()
 
@@ -323,6 +324,7 @@ func TestGuardOptionsValidate(t *testing.T) {
 		{"unhealthy", OwnCredentialGuardOptions{Action: GuardActionUnhealthy}, ""},
 		{"negative threshold", OwnCredentialGuardOptions{Threshold: -1}, "Threshold"},
 		{"negative window", OwnCredentialGuardOptions{Window: -time.Second}, "Window"},
+		{"negative min duration", OwnCredentialGuardOptions{MinDuration: -time.Second}, "MinDuration"},
 		{"unknown action", OwnCredentialGuardOptions{Action: "reboot"}, "Action"},
 	}
 	for _, tt := range tests {

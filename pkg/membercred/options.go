@@ -29,6 +29,20 @@ const (
 	// coalesces a storm without delaying the retry that follows it.
 	MinForcedRefreshInterval = time.Second
 
+	// MaxReadWait bounds how long a request waits for a read of the Secret:
+	// a request that got 401 and waits for the forced read, or one sent
+	// before any token is known. When it passes the request goes on without
+	// the read (a 401 is returned as it came; with no token, an error), and
+	// the read, still under way, serves later requests when it completes.
+	// Healthy getters answer from an informer cache in microseconds, or with
+	// one GET to the local karmada-apiserver in milliseconds; a getter stuck
+	// for 5s is stuck (a cache that never syncs, a hung connection), and
+	// without a bound every later 401 would queue behind it, or forever for
+	// a caller without a deadline (oauth2's Token() has no context). 5s stays
+	// well under client-go's watch and request timeouts, so a waiting
+	// reflector sees its 401 and backs off as it would without holdfast.
+	MaxReadWait = 5 * time.Second
+
 	// SecretTokenKey is the key holding the bearer token in a Karmada cluster
 	// Secret (clusterv1alpha1.SecretTokenKey upstream; not imported so that
 	// this package stays free of Karmada's API module).

@@ -1,8 +1,11 @@
 package membercred
 
 import (
+	"errors"
 	"net/http"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/httpstream"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/transport"
 )
@@ -18,8 +21,14 @@ import (
 // replayed, the 401 is discarded and the request is sent once more with the
 // new token. Otherwise the 401 is returned untouched. A request is never sent
 // more than twice.
+//
+// Exec, attach and port-forward requests go through single-use upgrade round
+// trippers (SPDY, WebSocket) that client-go builds from the same rest.Config;
+// they are never replayed. The SPDY round tripper adds its Upgrade header
+// below this wrapper, so the wrapper recognises such a transport when it is
+// built rather than by the request.
 func (s *SecretTokenSource) WrapTransport(rt http.RoundTripper) http.RoundTripper {
-	return &memberTokenRoundTripper{source: s, next: rt}
+	return &memberTokenRoundTripper{source: s, next: rt, singleUse: singleUseTransport(rt)}
 }
 
 var _ transport.WrapperFunc = (*SecretTokenSource)(nil).WrapTransport
@@ -29,6 +38,9 @@ var _ transport.WrapperFunc = (*SecretTokenSource)(nil).WrapTransport
 type memberTokenRoundTripper struct {
 	source *SecretTokenSource
 	next   http.RoundTripper
+	// singleUse is set when next is (or wraps) an upgrade round tripper,
+	// which keeps the connection of one request: nothing is replayed.
+	singleUse bool
 }
 
 var _ utilnet.RoundTripperWrapper = (*memberTokenRoundTripper)(nil)
@@ -47,6 +59,12 @@ func (rt *memberTokenRoundTripper) RoundTrip(req *http.Request) (*http.Response,
 	}
 	resp, err := rt.next.RoundTrip(withAuthorization(req, tok.header))
 	if err != nil {
+		if rt.singleUse && upgradeUnauthorized(err) {
+			// The WebSocket round tripper reports a 401 as an error. Nothing
+			// to replay, but the next stream should carry a fresh token.
+			s.metrics.memberUnauthorized(s.cluster)
+			s.startUnauthorizedRead(tok)
+		}
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusUnauthorized {
@@ -63,9 +81,19 @@ func (rt *memberTokenRoundTripper) RoundTrip(req *http.Request) (*http.Response,
 func (rt *memberTokenRoundTripper) onUnauthorized(req *http.Request, sent *cachedToken, resp *http.Response) (*http.Response, error) {
 	s := rt.source
 	s.metrics.memberUnauthorized(s.cluster)
+	if rt.singleUse {
+		// Start the read for the next stream, but do not hold this one up:
+		// it cannot be replayed anyway.
+		s.startUnauthorizedRead(sent)
+		return resp, nil
+	}
 	fresh, err := s.tokenAfterUnauthorized(req.Context(), sent)
 	if err != nil {
-		return resp, nil // the caller gave up; its 401 is still intact
+		// The read failed, took too long or the caller gave up: nothing is
+		// known about the Secret's token, so this is not counted as a
+		// rejected one (a failed read is logged and counted by the read).
+		// The 401 is returned intact.
+		return resp, nil
 	}
 	if fresh.token == sent.token {
 		s.notePersisted401() // the Secret itself holds the rejected token
@@ -87,6 +115,36 @@ func (rt *memberTokenRoundTripper) onUnauthorized(req *http.Request, sent *cache
 	s.metrics.memberRecovered(s.cluster)
 	s.noteAccepted()
 	return resp, nil
+}
+
+// singleUseTransport reports whether rt is, or wraps, one of client-go's
+// upgrade round trippers: SPDY's implements httpstream.UpgradeRoundTripper,
+// and the WebSocket one (k8s.io/client-go/transport/websocket, not imported
+// so that this package does not pull in a WebSocket library) holds its
+// connection behind DataBufferSize. A wrapper that hides its inner round
+// tripper (no WrappedRoundTripper) hides it from this check too; the request's
+// own Upgrade header is still checked in replayable.
+func singleUseTransport(rt http.RoundTripper) bool {
+	for depth := 0; rt != nil && depth < 64; depth++ { // 64: a bound against a cycle
+		switch rt.(type) {
+		case httpstream.UpgradeRoundTripper:
+			return true
+		case interface{ DataBufferSize() int }:
+			return true
+		}
+		w, ok := rt.(utilnet.RoundTripperWrapper)
+		if !ok {
+			return false
+		}
+		rt = w.WrappedRoundTripper()
+	}
+	return false
+}
+
+// upgradeUnauthorized reports whether err is an upgrade refused with 401.
+func upgradeUnauthorized(err error) bool {
+	var upgrade *httpstream.UpgradeFailureError
+	return errors.As(err, &upgrade) && apierrors.IsUnauthorized(upgrade.Cause)
 }
 
 func (rt *memberTokenRoundTripper) CancelRequest(req *http.Request) {

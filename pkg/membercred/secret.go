@@ -2,7 +2,11 @@ package membercred
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -75,11 +79,59 @@ func normalizeToken(raw []byte) (token, reason string) {
 	return string(trimmed), ""
 }
 
-// redact removes the cached token from text that came from outside this
-// package (a getter's error or panic value), which it does not control.
-func redact(text string, tok *cachedToken) string {
-	if tok == nil || tok.token == "" {
-		return text
+// rawToken returns what secret holds under SecretTokenKey, trimmed, or ""
+// when it holds nothing there. It is used only to know what to redact, so a
+// value that is not a usable token still counts.
+func rawToken(secret *corev1.Secret) string {
+	if secret == nil {
+		return ""
 	}
-	return strings.ReplaceAll(text, tok.token, "[redacted]")
+	return strings.TrimSpace(string(secret.Data[SecretTokenKey]))
+}
+
+// Shapes of credentials that error text may quote although this source never
+// read them (a webhook echoing a Secret written a moment ago): ServiceAccount
+// JWTs (header and payload are base64url JSON objects, so both begin "eyJ"),
+// the same base64-encoded as in Secret data ("ZXlK" is base64 of "eyJ"), and
+// bootstrap tokens.
+var credentialShapes = regexp.MustCompile(
+	`eyJ[A-Za-z0-9_-]*\.eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*` +
+		`|ZXlK[A-Za-z0-9+/_-]{16,}={0,2}` +
+		`|\b[a-z0-9]{6}\.[a-z0-9]{16}\b`)
+
+const redacted = "[redacted]"
+
+// redact scrubs text that came from outside this package (a getter's error
+// or panic value, which it does not control) of every token in tokens, in
+// each form an error is likely to quote it (as is, JSON/Go-quoted, base64 as
+// Secret data is serialised, the byte list %v prints for []byte), and of
+// anything shaped like a Kubernetes credential.
+func redact(text string, tokens []string) string {
+	for _, tok := range tokens {
+		if tok == "" {
+			continue
+		}
+		for _, form := range tokenForms(tok) {
+			text = strings.ReplaceAll(text, form, redacted)
+		}
+	}
+	return credentialShapes.ReplaceAllString(text, redacted)
+}
+
+// tokenForms lists the encodings of tok that redact removes. The raw form is
+// last: replacing it first could cut a longer encoding that contains it.
+func tokenForms(tok string) []string {
+	b := []byte(tok)
+	quoted, _ := json.Marshal(tok)
+	forms := []string{
+		base64.StdEncoding.EncodeToString(b),
+		base64.RawStdEncoding.EncodeToString(b),
+		base64.URLEncoding.EncodeToString(b),
+		base64.RawURLEncoding.EncodeToString(b),
+		strings.Trim(fmt.Sprint(b), "[]"),
+		strings.Trim(string(quoted), `"`),
+		strings.Trim(strconv.Quote(tok), `"`),
+		tok,
+	}
+	return forms
 }

@@ -55,6 +55,14 @@ type SecretTokenSource struct {
 	lastError   string
 	lastReason  string
 	failures    int
+	// seen holds the token values read from the Secret (or given as
+	// InitialToken), newest last, at most maxSeenTokens: error text from the
+	// getter is scrubbed of each of them before it is logged or kept.
+	seen []string
+
+	// readWait bounds how long a request waits for a Secret read: after a
+	// 401, or with no token cached. MaxReadWait; tests shorten it.
+	readWait time.Duration
 }
 
 // cachedToken is an immutable snapshot published through an atomic pointer.
@@ -84,6 +92,15 @@ type secretRead struct {
 	done      chan struct{}
 	completed time.Time
 	err       error // nil when the read yielded a usable token
+	// rejected is the token whose 401 started this read, "" for a periodic
+	// or first read. Only a read started by a 401 of the same token may
+	// answer a 401: a read that completed before the rejection (a periodic
+	// one a moment earlier) says nothing about what the Secret holds after
+	// a rotation.
+	rejected string
+	// slowReported makes "did not finish in time" one log line per read,
+	// however many requests gave up waiting for it.
+	slowReported atomic.Bool
 }
 
 // alreadyDone stands for "no read needed": its channel is closed.
@@ -98,10 +115,14 @@ var alreadyDone = func() *secretRead {
 type readCause int
 
 const (
-	readExpired      readCause = iota // the cached token passed refreshAt
-	readNoToken                       // nothing cached; the caller waits
-	readUnauthorized                  // a request got 401 with the cached token
+	readExpired readCause = iota // the cached token passed refreshAt
+	readNoToken                  // nothing cached; the caller waits
 )
+
+// errNoVerdict is returned after a 401 when no read that started after the
+// rejection could be had (other reads kept getting in the way); the caller
+// returns its 401 and learns nothing about the Secret.
+var errNoVerdict = errors.New("no Secret read started after the 401 completed")
 
 var _ oauth2.TokenSource = (*SecretTokenSource)(nil)
 
@@ -123,12 +144,14 @@ func NewSecretTokenSource(opts SecretTokenSourceOptions) (*SecretTokenSource, er
 		metrics:   opts.Metrics,
 		log:       opts.Logger.WithValues("cluster", opts.Cluster, "secret", opts.Namespace+"/"+opts.Name),
 		clock:     opts.Clock,
+		readWait:  MaxReadWait,
 	}
 	if opts.InitialToken != "" {
 		token, _ := normalizeToken([]byte(opts.InitialToken)) // Validate accepted it
 		now := s.clock.Now()
 		s.current.Store(newCachedToken(token, now.Add(s.period)))
 		s.lastRefresh = now
+		s.seen = append(s.seen, token)
 		s.metrics.confirmed(s.cluster, now)
 	}
 	return s, nil
@@ -137,7 +160,8 @@ func NewSecretTokenSource(opts SecretTokenSourceOptions) (*SecretTokenSource, er
 // Token implements oauth2.TokenSource. The returned token has no Expiry on
 // purpose: this source does its own caching, and a wrapping cache (oauth2's
 // ReuseTokenSource, client-go's NewCachedTokenSource) would only add a
-// second, lock-holding layer.
+// second, lock-holding layer. oauth2 gives it no context: with no token
+// cached it waits for a read at most MaxReadWait.
 func (s *SecretTokenSource) Token() (*oauth2.Token, error) {
 	tok, err := s.token(context.Background())
 	if err != nil {
@@ -153,17 +177,15 @@ func (s *SecretTokenSource) token(ctx context.Context) (*cachedToken, error) {
 		return s.awaitFirstToken(ctx)
 	}
 	if !s.clock.Now().Before(tok.refreshAt) && !s.reading.Load() {
-		s.startRead(readExpired, nil) // stale-while-revalidate: do not wait
+		s.startRead(readExpired) // stale-while-revalidate: do not wait
 	}
 	return tok, nil
 }
 
 func (s *SecretTokenSource) awaitFirstToken(ctx context.Context) (*cachedToken, error) {
-	read := s.startRead(readNoToken, nil)
-	select {
-	case <-read.done:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("member cluster %q: waiting for the token from Secret %s: %w", s.cluster, s.secretRef, ctx.Err())
+	read := s.startRead(readNoToken)
+	if err := s.wait(ctx, read); err != nil {
+		return nil, fmt.Errorf("member cluster %q: waiting for the token from Secret %s: %w", s.cluster, s.secretRef, err)
 	}
 	if tok := s.current.Load(); tok != nil {
 		return tok, nil
@@ -174,24 +196,84 @@ func (s *SecretTokenSource) awaitFirstToken(ctx context.Context) (*cachedToken, 
 	return nil, s.noTokenError("was not read")
 }
 
-// tokenAfterUnauthorized returns the token to replay a request with after
-// it got 401 with sent: a token another goroutine already read, or the
-// outcome of a forced (coalesced) read of the Secret. It may return sent
-// itself when the Secret still holds it.
-func (s *SecretTokenSource) tokenAfterUnauthorized(ctx context.Context, sent *cachedToken) (*cachedToken, error) {
-	read := s.startRead(readUnauthorized, sent)
+// wait waits for read to complete, at most s.readWait and never past ctx.
+// The timer is only made when the read is still under way: this runs after
+// a 401 or before the first token, never on the common path.
+func (s *SecretTokenSource) wait(ctx context.Context, read *secretRead) error {
 	select {
 	case <-read.done:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil
+	default:
 	}
-	return s.current.Load(), nil // non-nil: sent came from it
+	timer := time.NewTimer(s.readWait)
+	defer timer.Stop()
+	select {
+	case <-read.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		if read.slowReported.CompareAndSwap(false, true) {
+			s.log.Error(nil, "Reading the member cluster Secret did not finish in time; requests waiting for it go on without it", "wait", s.readWait)
+		}
+		return fmt.Errorf("the read of Secret %s did not finish within %s", s.secretRef, s.readWait)
+	}
+}
+
+// tokenAfterUnauthorized returns the token to replay a request with after
+// it got 401 with sent: a token another goroutine already read, or the
+// outcome of a read of the Secret that started after sent was rejected
+// (coalesced with every other request rejected with sent). It returns sent
+// itself when the Secret still holds it, and an error when no such read
+// completed: the read failed (its error), the caller gave up, or the read
+// did not finish within s.readWait. An error says nothing about the token.
+func (s *SecretTokenSource) tokenAfterUnauthorized(ctx context.Context, sent *cachedToken) (*cachedToken, error) {
+	// A read under way that a 401 did not start (a periodic one) is waited
+	// out and then followed by a read of our own; twice is enough for any
+	// interleaving but a pathological one, which gets errNoVerdict.
+	for range 3 {
+		read, answers := s.startUnauthorizedRead(sent)
+		if err := s.wait(ctx, read); err != nil {
+			return nil, err
+		}
+		if !answers {
+			continue
+		}
+		cur := s.current.Load() // non-nil: sent came from it
+		if read.err != nil && cur.token == sent.token {
+			return nil, read.err
+		}
+		return cur, nil
+	}
+	return nil, errNoVerdict
+}
+
+// startUnauthorizedRead returns the read that answers a 401 of sent, and
+// whether it does: alreadyDone when a new token is cached, the read a 401 of
+// the same token started (under way, or completed under
+// MinForcedRefreshInterval ago, which is what coalesces a storm and spaces
+// reads of a Secret whose token stays rejected), or a new read. It returns
+// answers=false with a read under way for another reason, which the caller
+// waits out before asking again.
+func (s *SecretTokenSource) startUnauthorizedRead(sent *cachedToken) (read *secretRead, answers bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.current.Load(); cur != nil && cur.token != sent.token {
+		return alreadyDone, true // another request already picked up a new token
+	}
+	if s.inFlight != nil {
+		return s.inFlight, s.inFlight.rejected == sent.token
+	}
+	if lr := s.lastRead; lr != nil && lr.rejected == sent.token && s.clock.Now().Sub(lr.completed) < MinForcedRefreshInterval {
+		return lr, true
+	}
+	return s.launchRead(sent.token), true
 }
 
 // startRead joins the read under way or starts one, unless the cause is
 // already satisfied; it never blocks on the getter. It returns nil only for
 // readExpired when another read has refreshed the token meanwhile.
-func (s *SecretTokenSource) startRead(cause readCause, sent *cachedToken) *secretRead {
+func (s *SecretTokenSource) startRead(cause readCause) *secretRead {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inFlight != nil {
@@ -211,15 +293,14 @@ func (s *SecretTokenSource) startRead(cause readCause, sent *cachedToken) *secre
 		if s.recentRead(now) {
 			return s.lastRead // its error is still news; do not hammer the getter
 		}
-	case readUnauthorized:
-		if cur != nil && cur.token != sent.token {
-			return alreadyDone // another request already picked up a new token
-		}
-		if s.recentRead(now) {
-			return s.lastRead
-		}
 	}
-	read := &secretRead{done: make(chan struct{})}
+	return s.launchRead("")
+}
+
+// launchRead starts a read on its own goroutine. Callers hold s.mu and have
+// checked that no read is under way.
+func (s *SecretTokenSource) launchRead(rejected string) *secretRead {
+	read := &secretRead{done: make(chan struct{}), rejected: rejected}
 	s.inFlight = read
 	s.reading.Store(true)
 	go s.read(read)
@@ -234,18 +315,25 @@ func (s *SecretTokenSource) recentRead(now time.Time) bool {
 
 // read calls the getter once and publishes the outcome.
 func (s *SecretTokenSource) read(r *secretRead) {
-	token, reason, detail := tokenFromSecret(s.callGetter())
+	secret, getErr := s.callGetter()
+	token, reason, detail := tokenFromSecret(secret, getErr)
 	now := s.clock.Now()
 
 	s.mu.Lock()
 	prev := s.current.Load()
 	prevReason := s.lastReason
+	// A getter may return the Secret beside its error; its token is a value
+	// seen in the Secret even though the read failed.
+	if held := rawToken(secret); held != "" {
+		s.remember(held)
+	}
 	if reason == "" {
 		s.current.Store(newCachedToken(token, now.Add(s.period)))
 		s.lastRefresh = now
 		s.lastError, s.lastReason, s.failures = "", "", 0
+		s.remember(token)
 	} else {
-		detail = redact(detail, prev)
+		detail = redact(detail, s.seen)
 		if prev != nil {
 			// Keep the last good token, and do not read again before the next
 			// period: a broken Secret costs no more reads than a good one.
@@ -271,6 +359,24 @@ func (s *SecretTokenSource) read(r *secretRead) {
 	s.reading.Store(false)
 	s.mu.Unlock()
 	close(r.done)
+}
+
+// maxSeenTokens bounds the tokens remembered for redaction: a Secret is
+// rotated every few hours at most, and a getter's error quotes what the
+// Secret holds now or held a moment ago.
+const maxSeenTokens = 8
+
+// remember adds token to s.seen. Callers hold s.mu.
+func (s *SecretTokenSource) remember(token string) {
+	for _, t := range s.seen {
+		if t == token {
+			return
+		}
+	}
+	if len(s.seen) == maxSeenTokens {
+		s.seen = append(s.seen[:0], s.seen[1:]...)
+	}
+	s.seen = append(s.seen, token)
 }
 
 // callGetter shields the process from a panicking getter: the read runs on
@@ -303,7 +409,10 @@ func (s *SecretTokenSource) recordRead(prev *cachedToken, token, prevReason, rea
 		s.log.Info("Member cluster token is readable from its Secret again", "previousReason", prevReason)
 	}
 	if prev != nil && prev.token != token {
-		s.log.V(2).Info("Picked up a rotated member cluster token from its Secret")
+		// One line per rotation at default verbosity: the source is shared
+		// by every client of the cluster (see Registry), and this is how an
+		// operator sees which path recovered after a rotation.
+		s.log.Info("Picked up a rotated member cluster token from its Secret")
 	}
 }
 
