@@ -53,12 +53,12 @@ type OwnCredentialGuard struct {
 	minDuration time.Duration
 	// jitter is drawn once per guard in [0, maxGuardJitter(minDuration)),
 	// so replicas that see one outage trip at different times.
-	jitter time.Duration
-	action GuardAction
-	exit      func(int)
-	metrics   *Metrics
-	log       logr.Logger
-	clock     clock.PassiveClock
+	jitter  time.Duration
+	action  GuardAction
+	exit    func(int)
+	metrics *Metrics
+	log     logr.Logger
+	clock   clock.PassiveClock
 
 	// strikes mirrors len(g.recent) > 0 so that accepted responses, the
 	// common case, skip the mutex.
@@ -68,8 +68,8 @@ type OwnCredentialGuard struct {
 	recent   []time.Time // times of the current run's strikes, at most threshold
 	runStart time.Time   // time of the current run's first strike
 	run      int         // strikes in the current run
-	tripped bool
-	host    string // API server host of the last counted 401
+	tripped  bool
+	host     string // API server host of the last counted 401
 }
 
 // NewOwnCredentialGuard validates opts and returns a guard.
@@ -88,11 +88,11 @@ func NewOwnCredentialGuard(opts OwnCredentialGuardOptions) (*OwnCredentialGuard,
 		minDuration: opts.MinDuration,
 		jitter:      jitter,
 		action:      opts.Action,
-		exit:      opts.Exit,
-		metrics:   opts.Metrics,
-		log:       opts.Logger,
-		clock:     opts.Clock,
-		recent:    make([]time.Time, 0, opts.Threshold),
+		exit:        opts.Exit,
+		metrics:     opts.Metrics,
+		log:         opts.Logger,
+		clock:       opts.Clock,
+		recent:      make([]time.Time, 0, opts.Threshold),
 	}, nil
 }
 

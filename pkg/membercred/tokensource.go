@@ -30,11 +30,12 @@ type SecretTokenSource struct {
 	namespace string
 	name      string
 	secretRef string // "namespace/name", for messages
-	getter    SecretGetter
-	period    time.Duration
-	metrics   *Metrics
-	log       logr.Logger
-	clock     clock.PassiveClock
+	// getter is swapped by Registry.Source for the newest caller's.
+	getter  atomic.Pointer[SecretGetter]
+	period  time.Duration
+	metrics *Metrics
+	log     logr.Logger
+	clock   clock.PassiveClock
 
 	// current is the hot path: requests load it without any lock. It is nil
 	// until a token is known and never goes back to nil.
@@ -117,6 +118,7 @@ type readCause int
 const (
 	readExpired readCause = iota // the cached token passed refreshAt
 	readNoToken                  // nothing cached; the caller waits
+	readChanged                  // a caller read another token from the Secret
 )
 
 // errNoVerdict is returned after a 401 when no read that started after the
@@ -139,13 +141,13 @@ func NewSecretTokenSource(opts SecretTokenSourceOptions) (*SecretTokenSource, er
 		namespace: opts.Namespace,
 		name:      opts.Name,
 		secretRef: opts.Namespace + "/" + opts.Name,
-		getter:    opts.Getter,
 		period:    opts.RefreshPeriod,
 		metrics:   opts.Metrics,
 		log:       opts.Logger.WithValues("cluster", opts.Cluster, "secret", opts.Namespace+"/"+opts.Name),
 		clock:     opts.Clock,
 		readWait:  MaxReadWait,
 	}
+	s.getter.Store(&opts.Getter)
 	if opts.InitialToken != "" {
 		token, _ := normalizeToken([]byte(opts.InitialToken)) // Validate accepted it
 		now := s.clock.Now()
@@ -388,7 +390,24 @@ func (s *SecretTokenSource) callGetter() (secret *corev1.Secret, err error) {
 			secret, err = nil, fmt.Errorf("getter panicked: %v", p)
 		}
 	}()
-	return s.getter(s.namespace, s.name)
+	return (*s.getter.Load())(s.namespace, s.name)
+}
+
+// adopt takes a later caller's getter and what it read from the Secret (see
+// Registry.Source). A token other than the cached one starts a read; the
+// cached token keeps being served meanwhile.
+func (s *SecretTokenSource) adopt(getter SecretGetter, initial string) {
+	s.getter.Store(&getter)
+	token, reason := normalizeToken([]byte(initial))
+	if reason != "" { // "" or validated away by the caller
+		return
+	}
+	s.mu.Lock()
+	s.remember(token)
+	s.mu.Unlock()
+	if cur := s.current.Load(); cur == nil || cur.token != token {
+		s.startRead(readChanged)
+	}
 }
 
 // recordRead logs changes of state (never every read) and counts the read.

@@ -22,6 +22,8 @@ limitations under the License.
 package util
 
 import (
+	"sync"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 
@@ -29,31 +31,39 @@ import (
 	"github.com/karmada-io/karmada/third_party/holdfast/membercred"
 )
 
+// holdfastMemberCredentials is the process's one token source per member
+// cluster (membercred.Registry says why one per cluster, not per config).
+var holdfastMemberCredentials = sync.OnceValue(func() *membercred.Registry {
+	return membercred.NewRegistry(HoldfastMemberCredentialMetrics())
+})
+
 // holdfastWrapMemberCredential makes clusterConfig send the member cluster's
 // bearer token as its Secret holds it now, re-read periodically and at once
 // after a 401, instead of the copy BuildClusterConfig used to freeze into
 // BearerToken. BuildClusterConfig calls it after the proxy-header wrapper,
-// which must see the bare *http.Transport.
-//
-// Each config gets its own token source, as in upstream's fix (karmada PR
-// 7663), rather than one shared per cluster: a process-wide cache would keep
-// the getter of whichever caller came first and outlive deleted Clusters,
-// which BuildClusterConfig cannot see. A source costs no Secret read at
-// creation (it starts from the token just read) and reads through the
-// caller's getter, an informer cache, afterwards.
+// which must see the bare *http.Transport. The token just read costs the
+// shared source no extra read; a token other than the one it holds makes it
+// re-read the Secret.
 func holdfastWrapMemberCredential(clusterConfig *rest.Config, cluster *clusterv1alpha1.Cluster,
 	secretGetter func(string, string) (*corev1.Secret, error), initialToken string) error {
-	source, err := membercred.NewSecretTokenSource(membercred.SecretTokenSourceOptions{
+	source, err := holdfastMemberCredentials().Source(membercred.SecretTokenSourceOptions{
 		Cluster:      cluster.Name,
 		Namespace:    cluster.Spec.SecretRef.Namespace,
 		Name:         cluster.Spec.SecretRef.Name,
 		Getter:       secretGetter,
 		InitialToken: initialToken,
-		Metrics:      HoldfastMemberCredentialMetrics(),
 	})
 	if err != nil {
 		return err
 	}
 	clusterConfig.Wrap(source.WrapTransport)
 	return nil
+}
+
+// HoldfastForgetMemberCredential drops a deleted cluster's token source and
+// its metric series. It is called where each binary tears down a deleted
+// cluster's informers (cluster status controller, karmada-search,
+// karmada-metrics-adapter), one line each in patch 0001.
+func HoldfastForgetMemberCredential(clusterName string) {
+	holdfastMemberCredentials().Forget(clusterName)
 }

@@ -52,10 +52,11 @@ func holdfastInstallOwnCredentialGuard(cfg *rest.Config, opts options.OwnCredent
 		action = a
 	}
 	guard, err := membercred.NewOwnCredentialGuard(membercred.OwnCredentialGuardOptions{
-		Threshold: opts.Threshold,
-		Window:    opts.Window,
-		Action:    action,
-		Metrics:   util.HoldfastMemberCredentialMetrics(),
+		Threshold:   opts.Threshold,
+		Window:      opts.Window,
+		MinDuration: opts.MinDuration,
+		Action:      action,
+		Metrics:     util.HoldfastMemberCredentialMetrics(),
 	})
 	if err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func holdfastInstallOwnCredentialGuard(cfg *rest.Config, opts options.OwnCredent
 	if err := guard.InstallOnOwnConfig(cfg); err != nil {
 		return nil, err
 	}
-	klog.InfoS("Own-credential guard installed on the karmada-apiserver client", "action", opts.Action, "threshold", opts.Threshold, "window", opts.Window)
+	klog.InfoS("Own-credential guard installed on the karmada-apiserver client", "action", opts.Action, "threshold", opts.Threshold, "window", opts.Window, "minDuration", opts.MinDuration)
 	return guard, nil
 }
 

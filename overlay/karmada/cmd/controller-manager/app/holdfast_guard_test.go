@@ -72,9 +72,13 @@ func TestHoldfastOwnCredentialGuardInstall(t *testing.T) {
 		installed   bool
 		readyz      bool
 		readyAfter1 bool // readyz passes after one 401
+		readyAfter2 bool // readyz passes after a second 401, past the strike spacing and MinDuration
 	}{
-		{name: "unhealthy trips readyz", opts: options.OwnCredentialGuardOptions{Action: "unhealthy", Threshold: 1, Window: time.Minute}, installed: true, readyz: true},
-		{name: "unhealthy below threshold stays ready", opts: options.OwnCredentialGuardOptions{Action: "unhealthy", Threshold: 2, Window: time.Minute}, installed: true, readyz: true, readyAfter1: true},
+		// MinDuration counts from the first persisting 401: one 401 never
+		// trips, a second one after MinDuration (and the guard's 1s strike
+		// spacing) does.
+		{name: "unhealthy trips readyz once the rejection lasted MinDuration", opts: options.OwnCredentialGuardOptions{Action: "unhealthy", Threshold: 1, Window: time.Minute, MinDuration: 100 * time.Millisecond}, installed: true, readyz: true, readyAfter1: true},
+		{name: "unhealthy below threshold stays ready", opts: options.OwnCredentialGuardOptions{Action: "unhealthy", Threshold: 3, Window: time.Minute, MinDuration: 100 * time.Millisecond}, installed: true, readyz: true, readyAfter1: true, readyAfter2: true},
 		// exit is not driven to its end here: it would end the test binary.
 		{name: "exit installs without a readyz check", opts: options.OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: time.Minute}, installed: true},
 		{name: "off installs nothing", opts: options.OwnCredentialGuardOptions{Action: "off"}},
@@ -107,6 +111,12 @@ func TestHoldfastOwnCredentialGuardInstall(t *testing.T) {
 			err = check(nil)
 			if (err == nil) != tc.readyAfter1 {
 				t.Errorf("readyz after one persisting 401: %v, want ready=%v", err, tc.readyAfter1)
+			}
+			time.Sleep(1100 * time.Millisecond) // past the strike spacing; not a speed assertion
+			get(t, cfg)
+			err = check(nil)
+			if (err == nil) != tc.readyAfter2 {
+				t.Errorf("readyz after a second persisting 401 1.1s later: %v, want ready=%v", err, tc.readyAfter2)
 			}
 		})
 	}

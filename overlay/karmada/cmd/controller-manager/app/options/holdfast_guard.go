@@ -51,10 +51,14 @@ type OwnCredentialGuardOptions struct {
 	// Window is the longest time the last Threshold 401s may span; 0
 	// means 5m.
 	Window time.Duration
+	// MinDuration is how long the 401s must have persisted before the
+	// guard trips, plus a per-process jitter of up to half of it; 0 means 1m.
+	MinDuration time.Duration
 }
 
 // AddFlags adds the guard's flags. The defaults are membercred's (exit after
-// 5 persisting 401s within 5m; see DefaultGuardThreshold for why 5): exit,
+// 5 persisting 401s within 5m that have lasted at least 1m; see
+// DefaultGuardThreshold and DefaultGuardMinDuration for why): exit,
 // because a controller-manager that cannot authenticate cannot even release
 // its leader lease, and a restart mounts a fresh ServiceAccount token.
 func (o *OwnCredentialGuardOptions) AddFlags(flags *pflag.FlagSet) {
@@ -66,6 +70,9 @@ func (o *OwnCredentialGuardOptions) AddFlags(flags *pflag.FlagSet) {
 		"How many 401 responses in a row to this process's own credential, each persisting after the credential was re-read, trip the own-credential guard.")
 	flags.DurationVar(&o.Window, "own-credential-guard-window", 5*time.Minute,
 		"The longest time the last --own-credential-guard-threshold 401 responses may span for the own-credential guard to trip.")
+	flags.DurationVar(&o.MinDuration, "own-credential-guard-min-duration", time.Minute,
+		"How long the own credential must have been rejected, from the first persisting 401, before the own-credential guard trips; "+
+			"each process adds a random delay of up to half of it, so replicas do not exit together.")
 }
 
 // Validate checks the guard's flags; each message names its flag.
@@ -83,6 +90,9 @@ func (o *OwnCredentialGuardOptions) Validate() field.ErrorList {
 	}
 	if o.Window < 0 {
 		errs = append(errs, field.Invalid(newPath.Child("Window"), o.Window.String(), "--own-credential-guard-window must be greater than 0 (0 for the default, 5m)"))
+	}
+	if o.MinDuration < 0 {
+		errs = append(errs, field.Invalid(newPath.Child("MinDuration"), o.MinDuration.String(), "--own-credential-guard-min-duration must be greater than 0 (0 for the default, 1m)"))
 	}
 	return errs
 }

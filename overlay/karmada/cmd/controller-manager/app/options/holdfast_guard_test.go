@@ -35,33 +35,44 @@ func TestHoldfastOwnCredentialGuardFlags(t *testing.T) {
 		want    OwnCredentialGuardOptions
 		wantErr string // substring of the aggregated Validate error; "" for none
 	}{
-		{name: "defaults", want: OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: 5 * time.Minute}},
+		{name: "defaults", want: OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: 5 * time.Minute, MinDuration: time.Minute}},
 		{
 			name: "unhealthy",
 			args: []string{"--own-credential-guard-action=unhealthy", "--own-credential-guard-threshold=3", "--own-credential-guard-window=90s"},
-			want: OwnCredentialGuardOptions{Action: "unhealthy", Threshold: 3, Window: 90 * time.Second},
+			want: OwnCredentialGuardOptions{Action: "unhealthy", Threshold: 3, Window: 90 * time.Second, MinDuration: time.Minute},
 		},
 		{
 			name: "off",
 			args: []string{"--own-credential-guard-action=off"},
-			want: OwnCredentialGuardOptions{Action: "off", Threshold: 5, Window: 5 * time.Minute},
+			want: OwnCredentialGuardOptions{Action: "off", Threshold: 5, Window: 5 * time.Minute, MinDuration: time.Minute},
 		},
 		{
 			name:    "unknown action",
 			args:    []string{"--own-credential-guard-action=restart"},
-			want:    OwnCredentialGuardOptions{Action: "restart", Threshold: 5, Window: 5 * time.Minute},
+			want:    OwnCredentialGuardOptions{Action: "restart", Threshold: 5, Window: 5 * time.Minute, MinDuration: time.Minute},
 			wantErr: `--own-credential-guard-action must be "exit", "unhealthy" or "off"`,
 		},
 		{
 			name:    "negative threshold",
 			args:    []string{"--own-credential-guard-threshold=-1"},
-			want:    OwnCredentialGuardOptions{Action: "exit", Threshold: -1, Window: 5 * time.Minute},
+			want:    OwnCredentialGuardOptions{Action: "exit", Threshold: -1, Window: 5 * time.Minute, MinDuration: time.Minute},
 			wantErr: "--own-credential-guard-threshold must be at least 1",
+		},
+		{
+			name: "min duration",
+			args: []string{"--own-credential-guard-min-duration=2s"},
+			want: OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: 5 * time.Minute, MinDuration: 2 * time.Second},
+		},
+		{
+			name:    "negative min duration",
+			args:    []string{"--own-credential-guard-min-duration=-1s"},
+			want:    OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: 5 * time.Minute, MinDuration: -time.Second},
+			wantErr: "--own-credential-guard-min-duration must be greater than 0",
 		},
 		{
 			name:    "negative window",
 			args:    []string{"--own-credential-guard-window=-1m"},
-			want:    OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: -time.Minute},
+			want:    OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: -time.Minute, MinDuration: time.Minute},
 			wantErr: "--own-credential-guard-window must be greater than 0",
 		},
 	}
