@@ -1,7 +1,9 @@
 package hubfollow
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"time"
@@ -11,7 +13,8 @@ import (
 
 // Claim is one hub's declaration of which hub is Active, read from
 // status.activeController on the worker's own Cluster CR (kubeslice/apis PR
-// #46; the released apis modules lack the field, so it is read unstructured).
+// #46; the released apis modules lack the field, so it is decoded from the
+// object's JSON by decodeClaim).
 type Claim struct {
 	// Endpoint is the Active hub's API server URL as published. It only
 	// selects among the configured hubs; it is never dialled as such.
@@ -46,6 +49,30 @@ const (
 	maxLastUpdatedBytes = 64
 )
 
+// clusterDoc, statusDoc and rawClaim are the only parts of a Cluster object a
+// claim is read from. Decoding into them, every other key of the object is
+// skipped by the decoder's scanner without being built, so a hostile body
+// near the probe's cap costs a few copies of itself (the raw text of status,
+// of activeController within it, of the four fields within that) instead of
+// a map per object and an interface per value (~50x the body for deeply
+// nested objects). Each level is kept as raw JSON rather than a nested struct
+// so a wrong type can be named at the field it is in: the decoder's own type
+// error is internal to sigs.k8s.io/json and names Go types.
+type clusterDoc struct {
+	Status json.RawMessage `json:"status"`
+}
+
+type statusDoc struct {
+	ActiveController json.RawMessage `json:"activeController"`
+}
+
+type rawClaim struct {
+	Endpoint       json.RawMessage `json:"endpoint"`
+	ActiveIdentity json.RawMessage `json:"activeIdentity"`
+	CABundle       json.RawMessage `json:"caBundle"`
+	LastUpdated    json.RawMessage `json:"lastUpdated"`
+}
+
 // decodeClaim reads status.activeController from the JSON of a Cluster
 // object. It is pure: no I/O, no clock, no logging.
 //
@@ -54,20 +81,29 @@ const (
 // counts only if both are set), and an error when the field is malformed
 // (wrong types, an oversized string, a caBundle that is not base64 PEM). An
 // unparseable lastUpdated is not malformed; it sorts oldest.
+//
+// Keys match case-sensitively, as the API server's do (apimachinery's json,
+// which the unstructured decode used too). With a key repeated, the last one
+// counts, as in any JSON object decode. Values outside the claim are only
+// checked to be JSON, not converted (a number beyond float64 there is fine).
 func decodeClaim(body []byte) (claim Claim, ok bool, err error) {
-	var obj map[string]interface{}
-	// apimachinery's json keeps integers as int64, as the dynamic client does.
-	if err := utiljson.Unmarshal(body, &obj); err != nil {
+	var doc clusterDoc
+	if err := utiljson.Unmarshal(body, &doc); err != nil {
+		if t := jsonType(body); t != "an object" && json.Valid(body) {
+			return Claim{}, false, fmt.Errorf("not a JSON object: got %s", t)
+		}
 		return Claim{}, false, fmt.Errorf("not a JSON object: %w", err)
 	}
-	if obj == nil {
-		return Claim{}, false, fmt.Errorf("not a JSON object: got null")
+	if t := jsonType(body); t != "an object" {
+		return Claim{}, false, fmt.Errorf("not a JSON object: got %s", t)
 	}
-	status, present, err := nestedObject(obj, "status")
+	var status statusDoc
+	present, err := nestedObject(doc.Status, "status", &status)
 	if err != nil || !present {
 		return Claim{}, false, err
 	}
-	ac, present, err := nestedObject(status, "activeController")
+	var ac rawClaim
+	present, err = nestedObject(status.ActiveController, "activeController", &ac)
 	if err != nil || !present {
 		if err != nil {
 			err = fmt.Errorf("status.%w", err)
@@ -77,16 +113,17 @@ func decodeClaim(body []byte) (claim Claim, ok bool, err error) {
 	var caBundle, lastUpdated string
 	fields := []struct {
 		name string
+		raw  json.RawMessage
 		dst  *string
 		max  int
 	}{
-		{"endpoint", &claim.Endpoint, maxEndpointBytes},
-		{"activeIdentity", &claim.Identity, maxIdentityBytes},
-		{"caBundle", &caBundle, maxCABundleBytes},
-		{"lastUpdated", &lastUpdated, maxLastUpdatedBytes},
+		{"endpoint", ac.Endpoint, &claim.Endpoint, maxEndpointBytes},
+		{"activeIdentity", ac.ActiveIdentity, &claim.Identity, maxIdentityBytes},
+		{"caBundle", ac.CABundle, &caBundle, maxCABundleBytes},
+		{"lastUpdated", ac.LastUpdated, &lastUpdated, maxLastUpdatedBytes},
 	}
 	for _, f := range fields {
-		if *f.dst, err = boundedString(ac, f.name, f.max); err != nil {
+		if *f.dst, err = boundedString(f.raw, f.name, f.max); err != nil {
 			return Claim{}, false, fmt.Errorf("status.activeController.%w", err)
 		}
 	}
@@ -104,30 +141,43 @@ func decodeClaim(body []byte) (claim Claim, ok bool, err error) {
 	return claim, true, nil
 }
 
-// nestedObject returns obj[key] as an object; absent and JSON null are "not
-// present", anything else but an object is an error.
-func nestedObject(obj map[string]interface{}, key string) (map[string]interface{}, bool, error) {
-	v, found := obj[key]
-	if !found || v == nil {
-		return nil, false, nil
+// nestedObject decodes raw, the value of key, into dst; absent and JSON null
+// are "not present", anything else but an object is an error. raw is a value
+// the decoder already validated, so decoding an object cannot fail.
+func nestedObject(raw json.RawMessage, key string, dst interface{}) (bool, error) {
+	switch t := jsonType(raw); t {
+	case "", "null":
+		return false, nil
+	case "an object":
+		if err := utiljson.Unmarshal(raw, dst); err != nil {
+			return false, fmt.Errorf("%s: %w", key, err)
+		}
+		return true, nil
+	default:
+		return false, fmt.Errorf("%s: want an object, got %s", key, t)
 	}
-	m, isObject := v.(map[string]interface{})
-	if !isObject {
-		return nil, false, fmt.Errorf("%s: want an object, got %s", key, jsonType(v))
-	}
-	return m, true, nil
 }
 
-// boundedString returns obj[key] as a string of at most max bytes; absent and
-// JSON null read as "".
-func boundedString(obj map[string]interface{}, key string, max int) (string, error) {
-	v, found := obj[key]
-	if !found || v == nil {
+// boundedString returns raw, the value of key, as a string of at most max
+// bytes; absent and JSON null read as "". The bound is checked on the JSON
+// text first, so an oversized value is refused without being decoded (a
+// legitimate value has no escapes, so text and value are the same length),
+// and on the decoded value again, since invalid UTF-8 decodes to U+FFFD,
+// three bytes for one.
+func boundedString(raw json.RawMessage, key string, max int) (string, error) {
+	switch t := jsonType(raw); t {
+	case "", "null":
 		return "", nil
+	case "a string":
+	default:
+		return "", fmt.Errorf("%s: want a string, got %s", key, t)
 	}
-	s, isString := v.(string)
-	if !isString {
-		return "", fmt.Errorf("%s: want a string, got %s", key, jsonType(v))
+	if n := len(raw) - 2; n > max { // less the quotes
+		return "", fmt.Errorf("%s: %d bytes exceeds the %d-byte limit", key, n, max)
+	}
+	var s string
+	if err := utiljson.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("%s: %w", key, err)
 	}
 	if len(s) > max {
 		return "", fmt.Errorf("%s: %d bytes exceeds the %d-byte limit", key, len(s), max)
@@ -148,21 +198,26 @@ func decodePEMBundle(s string) ([]byte, error) {
 	return raw, nil
 }
 
-// jsonType names the JSON type of an unstructured value for an error message;
-// the value itself is never echoed (it could be huge).
-func jsonType(v interface{}) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case int64, int, int32, float64, float32:
-		return "a number"
-	case []interface{}:
-		return "an array"
-	case map[string]interface{}:
+// jsonType names the JSON type of a value from its first byte, for an error
+// message; the value itself is never echoed (it could be huge). It is "" for
+// an empty or blank value, which is how an absent field reads.
+func jsonType(raw []byte) string {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return ""
+	}
+	switch raw[0] {
+	case '{':
 		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
 	default:
-		return fmt.Sprintf("%T", v)
+		return "a number"
 	}
 }

@@ -110,6 +110,12 @@ func TestConfigFromEnvFeatureOff(t *testing.T) {
 			wantReason: "names the same hub",
 		},
 		{
+			name:       "secondary is the primary's IPv6 address spelled out",
+			env:        haEnv(map[string]string{EnvPrimaryEndpoint: "https://[::1]:6443", EnvSecondaryEndpoint: "https://[0:0:0:0:0:0:0:1]:6443"}),
+			wantLog:    "names the same hub",
+			wantReason: "names the same hub",
+		},
+		{
 			name:       "secondary not a URL",
 			env:        haEnv(map[string]string{EnvSecondaryEndpoint: "ftp://hub-b"}),
 			wantLog:    EnvSecondaryEndpoint,

@@ -49,11 +49,15 @@
 //
 // # What it draws on
 //
-// client-go's rest client for a plain GET of the Cluster CR (read untyped: the
-// released kubeslice/apis modules lack the field), its file-based bearer
-// token and CA handling (so a rotated token is re-read), rest.Config.Wrap for
-// a response-size cap; k8s.io/utils/clock for the poll interval; logr for
-// logs; client_golang for metrics (kubeslice_worker_hub_switches_total,
+// client-go's rest client for a plain GET of the Cluster CR, its file-based
+// bearer token and CA handling (so a rotated token is re-read),
+// rest.Config.Wrap for a response-size cap; apimachinery's json (the API
+// server's case-sensitive decoding) for the claim, decoded into a struct of
+// status.activeController alone, because the released kubeslice/apis modules
+// lack the field and decoding the whole object unstructured would let a
+// hostile hub turn the 4 MiB cap into ~200 MiB of maps (see decodeClaim);
+// k8s.io/utils/clock for the poll interval; logr for logs; client_golang for
+// metrics (kubeslice_worker_hub_switches_total,
 // kubeslice_worker_hub_probe_errors_total{hub,reason},
 // kubeslice_worker_hub_credential_accepted{hub},
 // kubeslice_worker_hub_active{hub}). Imports are limited to what every pinned

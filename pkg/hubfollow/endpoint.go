@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -13,7 +14,9 @@ import (
 // spellings of the same API server compare equal and two different servers
 // never do. The canonical form is scheme://host:port[/path] with:
 //
-//   - scheme and host lower-cased (both are case-insensitive);
+//   - scheme and host name lower-cased (both are case-insensitive);
+//   - an IP literal in netip's canonical form, so every spelling of one
+//     address is one hub ([0:0:0:0:0:0:0:1] is [::1]); see canonicalHost;
 //   - a missing scheme read as https, as client-go's DefaultServerURL does for
 //     a host whose client has a CA configured (every hub connection has one);
 //   - the default port (443 for https, 80 for http) made explicit;
@@ -46,7 +49,7 @@ func normalizeEndpoint(raw string) (string, error) {
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
 		return "", errors.New("endpoint carries a query or fragment")
 	}
-	host := strings.ToLower(u.Hostname())
+	host := canonicalHost(u.Hostname())
 	if host == "" {
 		return "", errors.New("endpoint has no host")
 	}
@@ -63,6 +66,23 @@ func normalizeEndpoint(raw string) (string, error) {
 	}
 	path := strings.TrimRight(u.EscapedPath(), "/")
 	return scheme + "://" + net.JoinHostPort(host, port) + path, nil
+}
+
+// canonicalHost returns one spelling per host. An IP literal is what
+// netip.Addr.String gives: RFC 5952 for IPv6 (lower-case hex, zeros
+// compressed), and an IPv4-mapped address (::ffff:127.0.0.1) as the plain IPv4
+// address, because Go dials a mapped address over IPv4 and checks it against
+// the certificate's IPv4 SAN, so both spellings reach the same server. An
+// IPv6 zone is an interface name, which is case-sensitive, so it is kept
+// verbatim (and a zoned address differs from the unzoned one). Anything netip
+// does not parse is a host name (including IPv4 with leading zeros, which Go
+// resolves rather than parses) and is only lower-cased: no DNS is consulted,
+// so two names for one server remain two hubs.
+func canonicalHost(host string) string {
+	if addr, err := netip.ParseAddr(host); err == nil {
+		return addr.Unmap().String()
+	}
+	return strings.ToLower(host)
 }
 
 // redactEndpoint renders an endpoint for a log line or error. Configured

@@ -108,3 +108,67 @@ func TestRedactEndpointHidesUserinfo(t *testing.T) {
 		}
 	}
 }
+
+// An IP literal has many spellings of one address; each class below is one
+// hub and must normalise to one string, the first entry's.
+func TestNormalizeEndpointIPLiteralClasses(t *testing.T) {
+	classes := [][]string{
+		{"https://[::1]:6443", "https://[0:0:0:0:0:0:0:1]:6443", "https://[0::1]:6443", "https://[::0001]:6443", "[0000:0000:0000:0000:0000:0000:0000:0001]:6443"},
+		{"https://[2001:db8::1]", "https://[2001:0DB8:0:0:0:0:0:1]:443", "https://[2001:db8:0::0:1]/"},
+		{"https://[2001:db8::a:b]:6443", "https://[2001:DB8::A:B]:6443", "https://[2001:db8:0:0:0:0:a:b]:6443"},
+		// An IPv4-mapped IPv6 address is the IPv4 address: Go dials it over
+		// IPv4 and verifies it against the certificate's IPv4 SAN.
+		{"https://127.0.0.1:6443", "https://[::ffff:127.0.0.1]:6443", "https://[::FFFF:7f00:1]:6443", "https://[0:0:0:0:0:ffff:7f00:0001]:6443"},
+		// The zone is an interface name: case-sensitive, kept verbatim.
+		{"https://[fe80::1%25eth0]:6443", "https://[FE80:0:0:0:0:0:0:1%25eth0]:6443"},
+		{"https://hub-b.example.com:6443", "https://HUB-B.example.COM:6443/"},
+	}
+	for _, class := range classes {
+		want, err := normalizeEndpoint(class[0])
+		if err != nil {
+			t.Errorf("normalizeEndpoint(%q): %v", class[0], err)
+			continue
+		}
+		for _, e := range class[1:] {
+			got, err := normalizeEndpoint(e)
+			if err != nil {
+				t.Errorf("normalizeEndpoint(%q): %v", e, err)
+				continue
+			}
+			if got != want {
+				t.Errorf("%q -> %q, but %q -> %q: want one hub", e, got, class[0], want)
+			}
+		}
+	}
+}
+
+func TestNormalizeEndpointIPLiteralsThatStayDistinct(t *testing.T) {
+	tests := []struct{ a, b string }{
+		{"https://[::1]:6443", "https://[::2]:6443"},
+		{"https://[::1]:6443", "https://[::1]:6444"},
+		// Loopback over IPv6 and over IPv4 are different sockets.
+		{"https://[::1]:6443", "https://127.0.0.1:6443"},
+		{"https://[::ffff:10.0.0.1]:6443", "https://10.0.0.2:6443"},
+		// IPv4-compatible (deprecated ::a.b.c.d) is not IPv4-mapped.
+		{"https://[::127.0.0.1]:6443", "https://127.0.0.1:6443"},
+		{"https://[fe80::1%25eth0]:6443", "https://[fe80::1%25eth1]:6443"},
+		{"https://[fe80::1%25eth0]:6443", "https://[fe80::1%25ETH0]:6443"},
+		{"https://[fe80::1%25eth0]:6443", "https://[fe80::1]:6443"},
+		// Not an address to netip (leading zeros): a host name, which Go would
+		// resolve rather than parse, so it is not 127.0.0.1.
+		{"https://127.000.000.001:6443", "https://127.0.0.1:6443"},
+		{"https://localhost:6443", "https://127.0.0.1:6443"},
+		{"https://[2001:db8::1]", "http://[2001:db8::1]"},
+	}
+	for _, tt := range tests {
+		a, errA := normalizeEndpoint(tt.a)
+		b, errB := normalizeEndpoint(tt.b)
+		if errA != nil || errB != nil {
+			t.Errorf("normalizeEndpoint(%q, %q): errors %v, %v", tt.a, tt.b, errA, errB)
+			continue
+		}
+		if a == b {
+			t.Errorf("%q and %q both normalise to %q: want different", tt.a, tt.b, a)
+		}
+	}
+}

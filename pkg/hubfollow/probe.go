@@ -202,7 +202,8 @@ func probeRESTConfig(conn Connection, timeout time.Duration) *rest.Config {
 	cfg.Timeout = timeout
 	cfg.ContentType = "application/json"
 	cfg.AcceptContentTypes = "application/json"
-	// Only decodes error Status bodies; the Cluster itself is read untyped.
+	// Only decodes error Status bodies; the Cluster's claim is read from the
+	// raw body by decodeClaim.
 	cfg.NegotiatedSerializer = clientgoscheme.Codecs.WithoutConversion()
 	cfg.Wrap(limitResponseBody(maxProbeResponseBytes))
 	// Lets a hub's audit log tell the follower's polls from the worker's work.

@@ -156,3 +156,44 @@ func reversed(in []ProbeResult) []ProbeResult {
 	}
 	return out
 }
+
+func TestNewHubPairRefusesOneAddressSpelledTwice(t *testing.T) {
+	for _, tt := range []struct{ primary, secondary string }{
+		{"https://[::1]:6443", "https://[0:0:0:0:0:0:0:1]:6443"},
+		{"https://[2001:db8::1]", "https://[2001:DB8:0:0::1]:443/"},
+		{"https://127.0.0.1:6443", "https://[::ffff:127.0.0.1]:6443"},
+	} {
+		a, b := connA, connB
+		a.Endpoint, b.Endpoint = tt.primary, tt.secondary
+		if _, err := newHubPair(a, b); err == nil || !strings.Contains(err.Error(), "same hub") {
+			t.Errorf("newHubPair(%q, %q): err = %v, want the same hub", tt.primary, tt.secondary, err)
+		}
+	}
+}
+
+// A claim spelling a configured IPv6 endpoint differently names that hub, and
+// two spellings across polls are one hub for the confirmation streak.
+func TestClaimSpellingAConfiguredIPv6EndpointMatches(t *testing.T) {
+	a, b := connA, connB
+	a.Endpoint, b.Endpoint = "https://[2001:db8::a]:6443", "https://[2001:db8::b]:6443"
+	pair, err := newHubPair(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spellings := []string{"https://[2001:DB8:0:0:0:0:0:B]:6443", "https://[2001:db8::b]:6443/", "[2001:db8:0::b]:6443"}
+	for _, s := range spellings {
+		got, _, ok := pair.match(s)
+		if !ok || got != b {
+			t.Errorf("match(%q) = %v, %v; want the secondary", s, got.Name, ok)
+		}
+	}
+	r := newResolver(pair, len(spellings))
+	r.startup([]ProbeResult{claimed(PrimaryName, "hub-a", a.Endpoint, t1), claimed(SecondaryName, "hub-a", a.Endpoint, t1)})
+	var last step
+	for _, s := range spellings {
+		last = r.observe([]ProbeResult{claimed(PrimaryName, "hub-b", s, t1), claimed(SecondaryName, "hub-b", s, t1)})
+	}
+	if last.switchTo == nil || *last.switchTo != b {
+		t.Errorf("after %d polls naming hub-b in different spellings: switchTo = %v, streak %d; want the secondary", len(spellings), last.switchTo, last.streak)
+	}
+}
