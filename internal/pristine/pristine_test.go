@@ -192,3 +192,20 @@ func TestFetchChecksModulesCachedWithoutTheDatabase(t *testing.T) {
 		t.Fatalf("Fetch of a module cached without the checksum database, pinned at %s: %v; want the database's refusal", served, err)
 	}
 }
+
+// A setting made with `go env -w` (the go env file) counts as one in the
+// environment: the go command would apply it all the same.
+func TestFetchReadsTheGoEnvFile(t *testing.T) {
+	d, sum := setup(t)
+	file := filepath.Join(t.TempDir(), "go.env")
+	if err := os.WriteFile(file, []byte("GONOSUMDB=example.com\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d.Env = append(d.Env, "GOENV="+file)
+	_, err := d.Fetch(context.Background(), modPath, "v1.2.3", sum)
+	for _, w := range []string{"GONOSUMDB=example.com skips the checksum database", "go env -u GONOSUMDB"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("Fetch with GONOSUMDB in the go env file: %v; want an error containing %q", err, w)
+		}
+	}
+}
