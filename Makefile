@@ -143,7 +143,9 @@ charts-push: ## Push _output/charts/ to <REGISTRY>/charts over OCI: make charts-
 	$(HOLDFAST) charts push --out $(OUTPUT_DIR)/charts --registry oci://$(REGISTRY)/charts $(if $(PLAIN_HTTP),--plain-http)
 
 .PHONY: charts-test
-charts-test: ## Chart tests with the real helm: lint, render, schema, install into a real kube-apiserver, OCI push/pull.
+charts-test: ## Chart tests with the real helm: lint, render, schema, install into a real kube-apiserver, OCI push/pull, rollback to upstream's image.
+	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager
+	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager --pristine
 	$(GO) test -tags e2e -count=1 -timeout 30m ./internal/charts/
 
 # --- release ----------------------------------------------------------------

@@ -37,6 +37,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
+	"github.com/holdfast-dist/holdfast/internal/pristine"
 )
 
 // errUsage marks an error that should be followed by usage and exit 2.
@@ -175,5 +176,11 @@ func (e *env) config(out string) pipeline.Config {
 	if out == "" {
 		out = filepath.Join(e.root, pipeline.DefaultOut)
 	}
-	return pipeline.Config{Root: e.root, Out: out, Log: e.stdout}
+	return pipeline.Config{Root: e.root, Out: out, Log: e.stdout, Download: pristine.Downloader{ChecksumDB: checksumDB}}
 }
+
+// checksumDB is the checksum database pins are checked against: empty, so
+// sum.golang.org, except in this package's tests, which point it at their
+// local database. A variable rather than a flag or an environment variable,
+// so that nothing a user sets can change it.
+var checksumDB string

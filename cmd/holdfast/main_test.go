@@ -20,6 +20,8 @@ func fixture(t *testing.T) *pipelinetest.Fixture {
 		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
+	checksumDB = fx.Config.Download.ChecksumDB
+	t.Cleanup(func() { checksumDB = "" })
 	return fx
 }
 
@@ -170,5 +172,57 @@ func TestVersion(t *testing.T) {
 	code, stdout, _ := runCLI(t, "version")
 	if code != 0 || !strings.HasPrefix(stdout, "holdfast ") {
 		t.Errorf("exit %d, %q", code, stdout)
+	}
+}
+
+// TestPinsConsultTheChecksumDatabase serves a version other than the one
+// the checksum database recorded, pinned at the hash of what is served: a
+// pin nobody checked. Whatever the environment says, `pins verify` and
+// `rebase --update-pins` must not call it verified or write it down.
+func TestPinsConsultTheChecksumDatabase(t *testing.T) {
+	tampered := pipelinetest.ClientGo + "\nfunc exfiltrate() {}\n"
+	for _, tt := range []struct {
+		name string
+		env  []string
+		want string // in stderr
+	}{
+		{name: "database disagrees with the proxy", want: "SECURITY ERROR"},
+		{name: "GOSUMDB off", env: []string{"GOSUMDB=off"}, want: "GOSUMDB=off"},
+		{name: "GONOSUMDB names the module", env: []string{"GONOSUMDB=" + pipelinetest.Module}, want: "GONOSUMDB=" + pipelinetest.Module},
+		{name: "GOPRIVATE covers the module", env: []string{"GOPRIVATE=example.com", "GONOPROXY=none.invalid"}, want: "GOPRIVATE=example.com"},
+	} {
+		t.Run("pins verify/"+tt.name, func(t *testing.T) {
+			fx := fixture(t)
+			root := fx.Config.Root
+			served := fx.Proxy.Tamper(t, pipelinetest.Module, "v1.2.0", map[string]string{"pkg/util/client.go": tampered})
+			path := filepath.Join(root, pins.FileName)
+			data, _ := os.ReadFile(path)
+			os.WriteFile(path, []byte(strings.Replace(string(data), fx.Sums["v1.2.0"], served, 1)), 0o644)
+			for _, kv := range tt.env {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
+			code, stdout, stderr := runCLI(t, "pins", "verify", "--root", root)
+			if code != 1 || strings.Contains(stdout, "ok ") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("pins verify of a pin the checksum database does not hold (%s), env %q: exit %d\n%s%s\nwant exit 1 and %q",
+					served, tt.env, code, stdout, stderr, tt.want)
+			}
+		})
+		t.Run("rebase --update-pins/"+tt.name, func(t *testing.T) {
+			fx := fixture(t)
+			root := fx.Config.Root
+			served := fx.Proxy.Tamper(t, pipelinetest.Module, "v1.2.1", map[string]string{"pkg/util/client.go": tampered})
+			for _, kv := range tt.env {
+				k, v, _ := strings.Cut(kv, "=")
+				t.Setenv(k, v)
+			}
+			before, _ := os.ReadFile(filepath.Join(root, pins.FileName))
+			code, stdout, stderr := runCLI(t, "rebase", "--root", root, "--upstream", "up", "--version", "v1.2.1", "--update-pins")
+			after, _ := os.ReadFile(filepath.Join(root, pins.FileName))
+			if code != 1 || !bytes.Equal(before, after) || !strings.Contains(stderr, tt.want) {
+				t.Errorf("rebase --update-pins onto a version the checksum database does not hold (%s), env %q: exit %d, pins.txt changed %v\n%s%s\nwant exit 1, pins.txt unchanged and %q",
+					served, tt.env, code, !bytes.Equal(before, after), stdout, stderr, tt.want)
+			}
+		})
 	}
 }

@@ -3,7 +3,9 @@
 package charts
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/holdfast-dist/holdfast/e2e/karmada"
 )
 
 const workerNamespace = "kubeslice-system"
@@ -69,7 +73,7 @@ func TestKarmadaRendersHoldfastImagesAndGuardFlags(t *testing.T) {
 		args       []string
 		images     map[string]string // Deployment -> first container's image
 		absent     []string          // Deployments that must not render
-		guard      []string          // the guard flags on the controller-manager
+		guard      []string          // the guard flags on the controller-manager: only the values set
 		readiness  bool              // a /readyz readiness probe (action unhealthy)
 		replicas   int32
 		pullSecret []string
@@ -84,8 +88,9 @@ func TestKarmadaRendersHoldfastImagesAndGuardFlags(t *testing.T) {
 				"rel-apiserver":               "registry.k8s.io/kube-apiserver:v1.35.2",
 				"rel-kube-controller-manager": "registry.k8s.io/kube-controller-manager:v1.35.2",
 			},
-			absent:   []string{"rel-search", "rel-metrics-adapter"},
-			guard:    []string{"--own-credential-guard-action=exit", "--own-credential-guard-threshold=5", "--own-credential-guard-window=5m"},
+			absent: []string{"rel-search", "rel-metrics-adapter"},
+			// No value set: no flag, the binary's defaults (exit, 5, 5m).
+			guard:    nil,
 			replicas: 1,
 		},
 		{
@@ -109,7 +114,6 @@ func TestKarmadaRendersHoldfastImagesAndGuardFlags(t *testing.T) {
 				"rel-controller-manager": "mirror.example.com/holdfast-dist/karmada-controller-manager:" + hv,
 				"rel-scheduler":          "mirror.example.com/karmada/karmada-scheduler:" + uv,
 			},
-			guard:      []string{"--own-credential-guard-action=exit", "--own-credential-guard-threshold=5", "--own-credential-guard-window=5m"},
 			replicas:   1,
 			pullSecret: []string{"pull-a", "pull-b"},
 		},
@@ -119,7 +123,7 @@ func TestKarmadaRendersHoldfastImagesAndGuardFlags(t *testing.T) {
 			images: map[string]string{
 				"rel-controller-manager": "ghcr.io/holdfast-dist/karmada-controller-manager@" + digest,
 			},
-			guard:    []string{"--own-credential-guard-action=off", "--own-credential-guard-threshold=5", "--own-credential-guard-window=5m"},
+			guard:    []string{"--own-credential-guard-action=off"},
 			replicas: 1,
 		},
 	} {
@@ -175,6 +179,131 @@ func TestKarmadaRendersHoldfastImagesAndGuardFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKarmadaRollbackToUpstreamImage is the drop-in rule for the chart: a
+// user who points controllerManager.image back at upstream's image and
+// keeps the default values must get a controller-manager upstream's binary
+// starts, so the chart renders no flag only holdfast's binary knows. The
+// rendered command is run, with --help after it, by the real binaries
+// (`make e2e-binaries` builds them): pflag parses every flag before cobra
+// looks at --help, so exit 0 means upstream's parser accepted each argument
+// and "unknown flag" names the first it refused, while nothing connects to
+// an API server or reads the kubeconfig, and Validate (which the binary runs
+// before starting) is left to the overlay's own tests.
+func TestKarmadaRollbackToUpstreamImage(t *testing.T) {
+	f := setup(t)
+	target, err := karmada.LoadTarget(f.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bins := map[karmada.Build]string{}
+	for _, b := range []karmada.Build{karmada.Pristine, karmada.Patched} {
+		if bins[b], err = target.ControllerManager(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upstreamImage := "controllerManager.image.registry=docker.io,controllerManager.image.repository=karmada/karmada-controller-manager," +
+		"controllerManager.image.tag=" + f.karmada.Pin.Version
+	guardSet := []string{"--own-credential-guard-action=unhealthy", "--own-credential-guard-threshold=3", "--own-credential-guard-window=2m"}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		image   string
+		guard   []string        // the guard flags rendered
+		accepts []karmada.Build // binaries whose flag parsing takes the command
+		refuses []karmada.Build // binaries that must refuse it with "unknown flag"
+	}{
+		{
+			name:    "upstream image, default values",
+			args:    []string{"--set", upstreamImage},
+			image:   "docker.io/karmada/karmada-controller-manager:" + f.karmada.Pin.Version,
+			accepts: []karmada.Build{karmada.Pristine, karmada.Patched},
+		},
+		{
+			name:    "holdfast image, default values",
+			image:   holdfastImage("karmada-controller-manager", f.karmada.AppVersion),
+			accepts: []karmada.Build{karmada.Pristine, karmada.Patched},
+		},
+		{
+			// Opting in renders the flags, and only holdfast's binary takes
+			// them: docs/charts.md says to unset them before rolling back.
+			name:    "holdfast image, guard values set",
+			args:    []string{"--values", karmadaHAValues},
+			image:   holdfastImage("karmada-controller-manager", f.karmada.AppVersion),
+			guard:   guardSet,
+			accepts: []karmada.Build{karmada.Patched},
+			refuses: []karmada.Build{karmada.Pristine},
+		},
+		{
+			name:    "one guard value set",
+			args:    []string{"--set", "controllerManager.ownCredentialGuard.window=90s"},
+			image:   holdfastImage("karmada-controller-manager", f.karmada.AppVersion),
+			guard:   []string{"--own-credential-guard-window=90s"},
+			accepts: []karmada.Build{karmada.Patched},
+			refuses: []karmada.Build{karmada.Pristine},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := slices.Clone(tc.args)
+			for i, a := range args {
+				if a == karmadaHAValues {
+					args[i] = f.path(a)
+				}
+			}
+			objs := f.render(t, f.karmada, karmadaNamespace, args...)
+			c := container(t, objs.deployment(t, "rel-controller-manager"), "rel-controller-manager")
+			if c.Image != tc.image {
+				t.Errorf("image %s, want %s", c.Image, tc.image)
+			}
+			var guard []string
+			for _, arg := range c.Command {
+				if strings.HasPrefix(arg, "--own-credential-guard-") {
+					guard = append(guard, arg)
+				}
+			}
+			if !slices.Equal(guard, tc.guard) {
+				t.Errorf("guard flags %q, want %q", guard, tc.guard)
+			}
+			if len(c.Command) == 0 || c.Command[0] != "/bin/karmada-controller-manager" {
+				t.Fatalf("command %q: upstream's binary path changed", c.Command)
+			}
+			for _, b := range tc.accepts {
+				if _, err := parseFlags(t, bins[b], c.Command[1:]); err != nil {
+					t.Errorf("%s karmada-controller-manager refuses the rendered command %q: %v", b, c.Command[1:], err)
+				}
+			}
+			for _, b := range tc.refuses {
+				out, err := parseFlags(t, bins[b], c.Command[1:])
+				if err == nil || !strings.Contains(out, "unknown flag: --own-credential-guard-") {
+					t.Errorf("%s karmada-controller-manager took %q (%v); want it to refuse the guard flags as unknown", b, c.Command[1:], err)
+				}
+			}
+		})
+	}
+}
+
+// parseFlags runs bin with args and --help: pflag parses every flag before
+// cobra acts on --help, so the binary prints its usage and exits 0 only if
+// it knows every flag and can parse its value.
+func parseFlags(t *testing.T, bin string, args []string) (string, error) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), bin, append(slices.Clone(args), "--help")...)
+	// No kubeconfig or in-cluster settings of the test's environment reach it.
+	cmd.Env = []string{"HOME=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	switch {
+	case err != nil:
+		// cobra prints the usage after the error; the error line is the news.
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(line, "Error:") {
+				err = fmt.Errorf("%w: %s", err, line)
+			}
+		}
+	case !strings.Contains(string(out), "Usage:"):
+		err = fmt.Errorf("exit 0 without printing its usage:\n%s", out)
+	}
+	return string(out), err
 }
 
 // workerEnv is the manager container's environment as name=value (an

@@ -66,6 +66,9 @@ type Fixture struct {
 	Pin      pins.Pin
 	// Sums are the h1: hashes of the served versions.
 	Sums map[string]string
+	// Proxy serves the versions, and its checksum database vouches for
+	// them; Tamper makes it serve something else.
+	Proxy *modproxytest.Proxy
 }
 
 // New lays out the repository in a temporary folder and serves the upstream.
@@ -98,11 +101,12 @@ func New(t *testing.T) *Fixture {
 		Config: pipeline.Config{
 			Root:     root,
 			Out:      filepath.Join(root, pipeline.DefaultOut),
-			Download: pristine.Downloader{Env: proxy.Env()},
+			Download: pristine.Downloader{Env: proxy.Env(), ChecksumDB: proxy.ChecksumDB()},
 		},
 		Upstream: up,
 		Pin:      pin,
 		Sums:     sums,
+		Proxy:    proxy,
 	}
 }
 

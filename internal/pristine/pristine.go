@@ -33,13 +33,22 @@ type Downloader struct {
 	// Go is the go command to run; empty means "go" from PATH.
 	Go string
 	// Env is appended to the environment of the go command, e.g. to point
-	// GOPROXY and GOMODCACHE somewhere else in tests.
+	// GOPROXY and GOMODCACHE somewhere else in tests. It is checked like the
+	// environment: it cannot turn the checksum database off either.
 	Env []string
+	// ChecksumDB is the GOSUMDB value ("name+key URL") of the checksum
+	// database to consult instead of sum.golang.org. Only tests set it, to
+	// the local database of internal/modproxytest; it cannot be set from the
+	// environment and cannot be "off".
+	ChecksumDB string
 }
 
 // Download runs `go mod download -json path@version` and returns its answer.
 // It runs outside any module (in an empty temporary folder, GOWORK=off) so
-// that the caller's go.mod and go.sum are neither consulted nor changed.
+// that the caller's go.mod and go.sum are neither consulted nor changed, and
+// with no go.sum the go command consults the checksum database on every
+// download, also of a module already in the cache. No setting may turn that
+// off (see checksumEnv): the Sum it returns is the database's.
 func (d Downloader) Download(ctx context.Context, path, version string) (Module, error) {
 	target := path + "@" + version
 	dir, err := os.MkdirTemp("", "holdfast-download-")
@@ -52,9 +61,16 @@ func (d Downloader) Download(ctx context.Context, path, version string) (Module,
 	if goCmd == "" {
 		goCmd = "go"
 	}
+	if d.ChecksumDB == "off" {
+		return Module{}, fmt.Errorf("go mod download %s: the checksum database cannot be turned off", target)
+	}
+	env, err := d.checksumEnv(ctx, goCmd, dir, path, append(append(os.Environ(), "GOWORK=off"), d.Env...))
+	if err != nil {
+		return Module{}, fmt.Errorf("go mod download %s: %w", target, err)
+	}
 	cmd := exec.CommandContext(ctx, goCmd, "mod", "download", "-json", target)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GOWORK=off"), d.Env...)
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
