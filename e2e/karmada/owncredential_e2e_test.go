@@ -21,6 +21,12 @@ const (
 	// either way; 3 keeps the wait short and is still above 1, the value at
 	// which a single 401 would trip it.
 	guardThreshold = 3
+	// guardMinDuration is the patched binary's
+	// --own-credential-guard-min-duration here (default 1m): the guard trips
+	// only once the rejection has lasted this long plus its jitter (up to
+	// half of it). Short, to keep the scenario short; long enough that an
+	// exit before it would show the minimum is not honoured.
+	guardMinDuration = 5 * time.Second
 	// guardExitCode is the guard's exit status (docs/karmada.md).
 	guardExitCode = 1
 	// exitTimeout bounds the patched binary's exit after the host is killed:
@@ -46,7 +52,8 @@ func testOwnCredential(t *testing.T, e *env) {
 
 	pristine := e.startControllerManager(t, Pristine, "own-credential-pristine")
 	patched := e.startControllerManager(t, Patched, "own-credential-patched",
-		fmt.Sprintf("--own-credential-guard-threshold=%d", guardThreshold))
+		fmt.Sprintf("--own-credential-guard-threshold=%d", guardThreshold),
+		fmt.Sprintf("--own-credential-guard-min-duration=%s", guardMinDuration))
 	for _, cm := range []*controllerManager{pristine, patched} {
 		if err := cm.WaitForLog(ctx, controllersStarted); err != nil {
 			t.Fatal(err)
@@ -57,7 +64,7 @@ func testOwnCredential(t *testing.T, e *env) {
 			t.Fatalf("revoking %s's own ServiceAccount %s/%s: %v", cm.Name(), ownNamespace, cm.account, err)
 		}
 	}
-	note := fmt.Sprintf("own ServiceAccount %s/<name> on the host deleted and recreated, host restarted so that watches reconnect; patched runs with --own-credential-guard-threshold=%d", ownNamespace, guardThreshold)
+	note := fmt.Sprintf("own ServiceAccount %s/<name> on the host deleted and recreated, host restarted so that watches reconnect; patched runs with --own-credential-guard-threshold=%d --own-credential-guard-min-duration=%s", ownNamespace, guardThreshold, guardMinDuration)
 	pristineScenario.notef("%s", note)
 	patchedScenario.notef("%s", note)
 	mark := len(pristine.Log())
@@ -96,6 +103,12 @@ func ownCredentialPatched(ctx context.Context, s *scenario, cm *controllerManage
 	lines := Lines(cm.Log(), 0, OwnCredentialExit)
 	if code := cm.ExitCode(); code != guardExitCode || len(lines) == 0 {
 		s.outcome(report.Fail, "exited with code %d and %d guard lines, want code %d and the guard's line", code, len(lines), guardExitCode)
+		return toExit
+	}
+	// The first 401 comes after the kill, so an exit sooner than the
+	// minimum after the kill tripped on count alone.
+	if toExit < guardMinDuration {
+		s.outcome(report.Fail, "exited %s after the host was killed, before --own-credential-guard-min-duration=%s", toExit, guardMinDuration)
 		return toExit
 	}
 	s.notef("evidence: %s", lines[0])
