@@ -69,6 +69,7 @@ FUZZTIME ?= 30s
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 30s); new failures land in testdata/fuzz.
 	$(GO) test -run '^$$' -fuzz '^FuzzSecretToken$$' -fuzztime $(FUZZTIME) ./pkg/membercred/
+	$(GO) test -run '^$$' -fuzz '^FuzzGetterErrorRedaction$$' -fuzztime $(FUZZTIME) ./pkg/membercred/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeClaim$$' -fuzztime $(FUZZTIME) ./pkg/hubfollow/
 
 .PHONY: pins-verify
