@@ -101,7 +101,7 @@ func TestKarmadaRendersHoldfastImagesAndGuardFlags(t *testing.T) {
 				"rel-search":             holdfastImage("karmada-search", hv),
 				"rel-metrics-adapter":    holdfastImage("karmada-metrics-adapter", hv),
 			},
-			guard:     []string{"--own-credential-guard-action=unhealthy", "--own-credential-guard-threshold=3", "--own-credential-guard-window=2m"},
+			guard:     []string{"--own-credential-guard-action=unhealthy", "--own-credential-guard-threshold=3", "--own-credential-guard-window=2m", "--own-credential-guard-min-duration=90s"},
 			readiness: true,
 			replicas:  2,
 		},
@@ -205,7 +205,7 @@ func TestKarmadaRollbackToUpstreamImage(t *testing.T) {
 	}
 	upstreamImage := "controllerManager.image.registry=docker.io,controllerManager.image.repository=karmada/karmada-controller-manager," +
 		"controllerManager.image.tag=" + f.karmada.Pin.Version
-	guardSet := []string{"--own-credential-guard-action=unhealthy", "--own-credential-guard-threshold=3", "--own-credential-guard-window=2m"}
+	guardSet := []string{"--own-credential-guard-action=unhealthy", "--own-credential-guard-threshold=3", "--own-credential-guard-window=2m", "--own-credential-guard-min-duration=90s"}
 	for _, tc := range []struct {
 		name    string
 		args    []string
