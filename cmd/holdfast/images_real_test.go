@@ -168,6 +168,15 @@ func refDigest(t *testing.T, stdout string) string {
 
 // checkPulled pulls the image by tag and checks it, then runs the host
 // platform's binary from its layer.
+// upstreamImageUser is the config User of each upstream's own image, by
+// module: what their manifests' securityContext is written for.
+var upstreamImageUser = map[string]string{
+	// cluster/images/Dockerfile: FROM alpine, no USER (root).
+	"github.com/karmada-io/karmada": "",
+	// Dockerfile: distroless static:nonroot, USER 65532:65532.
+	"github.com/kubeslice/worker-operator": "65532:65532",
+}
+
 func checkPulled(t *testing.T, spec image.Spec, tag name.Tag, want name.Digest, platforms []build.Platform, p image.Provenance, versionArgs []string) {
 	t.Helper()
 	idx, err := remote.Index(tag)
@@ -207,8 +216,12 @@ func checkPulled(t *testing.T, spec image.Spec, tag name.Tag, want name.Digest, 
 		if err != nil {
 			t.Fatal(err)
 		}
-		if cfg.Config.User != image.NonRootUser || !slices.Equal(cfg.Config.Entrypoint, spec.Entrypoint) {
-			t.Errorf("%s: user %q entrypoint %q", d.Platform, cfg.Config.User, cfg.Config.Entrypoint)
+		wantUser, ok := upstreamImageUser[p.UpstreamModule]
+		if !ok {
+			t.Fatalf("%s: no entry in upstreamImageUser; read its Dockerfile's USER", p.UpstreamModule)
+		}
+		if cfg.Config.User != wantUser || !slices.Equal(cfg.Config.Entrypoint, spec.Entrypoint) {
+			t.Errorf("%s: user %q entrypoint %q, want upstream's user %q", d.Platform, cfg.Config.User, cfg.Config.Entrypoint, wantUser)
 		}
 		if cfg.OS+"/"+cfg.Architecture != d.Platform.String() {
 			t.Errorf("%s: config says %s/%s", d.Platform, cfg.OS, cfg.Architecture)

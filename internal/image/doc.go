@@ -5,11 +5,11 @@
 // An image is an OCI index over one manifest per platform. Each manifest
 // has a root filesystem layer holdfast builds itself (CA certificates from
 // golang.org/x/crypto/x509roots/fallback, time zones from the Go toolchain,
-// /etc/passwd and /etc/group with the non-root user 65532), a layer of files
-// the upstream image carries from its source tree (worker-operator's
-// manifests and scripts), and the binary's layer, laid out as the upstream's
-// own image lays it out (Spec), so the upstream's charts and manifests run
-// it unchanged.
+// /etc/passwd and /etc/group with root and the non-root user 65532), a
+// layer of files the upstream image carries from its source tree
+// (worker-operator's manifests and scripts), and the binary's layer, laid
+// out as the upstream's own image lays it out and run as its user (Spec),
+// so the upstream's charts and manifests run it unchanged.
 //
 // Images are reproducible: tar entries are sorted, every time is the
 // build's fixed date (SOURCE_DATE_EPOCH or holdfast's commit time, see

@@ -86,7 +86,7 @@ func provenance() image.Provenance {
 }
 
 // input is an image of testdata/hello for both platforms, with the tree
-// files and privileged-port capability of a made-up upstream.
+// files and user of a made-up upstream.
 func input(t *testing.T) image.Input {
 	t.Helper()
 	needBinaries(t)
@@ -151,12 +151,12 @@ func newInput(tree string) (image.Input, error) {
 	}
 	return image.Input{
 		Spec: image.Spec{
-			Path:           "/bin/${BINARY}",
-			Entrypoint:     []string{"/bin/hello"},
-			WorkingDir:     "/",
-			Env:            []string{"MANIFEST_PATH=/files/manifests"},
-			TreeFiles:      []string{"files", "scripts"},
-			NetBindService: []string{"hello"},
+			Path:       "/bin/${BINARY}",
+			Entrypoint: []string{"/bin/hello"},
+			WorkingDir: "/",
+			Env:        []string{"MANIFEST_PATH=/files/manifests"},
+			TreeFiles:  []string{"files", "scripts"},
+			User:       "65532:65532",
 		},
 		Provenance: provenance(),
 		Binaries: []image.Binary{

@@ -83,7 +83,7 @@ func Build(in Input) (*Image, error) {
 	}
 	adds := []mutate.Addendum{{
 		Layer:   rootfs,
-		History: history(p, "holdfast rootfs: CA certificates ("+caBundleModule+"), time zones (Go toolchain), nonroot user 65532"),
+		History: history(p, "holdfast rootfs: CA certificates ("+caBundleModule+"), time zones (Go toolchain), accounts root, nobody and nonroot 65532"),
 	}}
 	if len(in.Spec.TreeFiles) > 0 {
 		treeFiles, err := treeFiles(in.Tree, in.Spec.TreeFiles)
@@ -124,9 +124,6 @@ func Build(in Input) (*Image, error) {
 func platformImage(spec Spec, p Provenance, b Binary, shared []mutate.Addendum, annotations map[string]string) (PlatformImage, error) {
 	binPath := strings.TrimPrefix(spec.BinaryPath(p.Binary), "/")
 	bin := file{Name: binPath, Mode: 0o755, Source: b.Path}
-	if spec.bindsPrivilegedPort(p.Binary) {
-		bin.PAX = map[string]string{xattrCapability: capNetBindService}
-	}
 	layer, err := newLayer([]file{bin}, p.Created)
 	if err != nil {
 		return PlatformImage{}, fmt.Errorf("image %s %s: binary layer: %w", p.Binary, b.platform(), err)
@@ -150,7 +147,7 @@ func platformImage(spec Spec, p Provenance, b Binary, shared []mutate.Addendum, 
 	cfg.Config = v1.Config{
 		Entrypoint: spec.Entrypoint,
 		Env:        append([]string{defaultPath}, spec.Env...),
-		User:       NonRootUser,
+		User:       spec.User,
 		WorkingDir: spec.WorkingDir,
 		Labels:     maps.Clone(annotations),
 	}

@@ -152,8 +152,8 @@ func TestBuildPlatformImages(t *testing.T) {
 			if h := bin[1].hdr; h.Mode != 0o755 || h.Uid != 0 || string(bin[1].data) != string(wantBin) {
 				t.Errorf("bin/hello: mode %o uid %d, %d bytes (want the %s binary)", h.Mode, h.Uid, len(bin[1].data), pi.Platform.Architecture)
 			}
-			if _, ok := bin[1].hdr.PAXRecords["SCHILY.xattr.security.capability"]; !ok {
-				t.Error("bin/hello is in NetBindService but has no capability")
+			if len(bin[1].hdr.PAXRecords) != 0 {
+				t.Errorf("bin/hello: PAX records %q", bin[1].hdr.PAXRecords)
 			}
 		})
 	}
@@ -185,6 +185,12 @@ func assertRootfs(t *testing.T, entries []entry) {
 	}
 	if h := byName["home/nonroot/"].hdr; h == nil || h.Uid != 65532 || h.Mode != 0o700 {
 		t.Errorf("/home/nonroot: %+v", h)
+	}
+	if !strings.HasPrefix(passwd, "root:x:0:0:root:/root:") {
+		t.Errorf("/etc/passwd does not start with root:\n%s", passwd)
+	}
+	if h := byName["root/"].hdr; h == nil || h.Uid != 0 || h.Mode != 0o700 {
+		t.Errorf("/root: %+v", h)
 	}
 	if string(byName["usr/share/zoneinfo/Europe/Paris"].data) != "TZif-paris" {
 		t.Error("time zone Europe/Paris missing from usr/share/zoneinfo")
@@ -270,7 +276,7 @@ func TestReproducible(t *testing.T) {
 		{"date", func(in *image.Input) { in.Provenance.Created = created.AddDate(0, 0, 1) }},
 		{"a second platform", func(in *image.Input) { in.Binaries = input(t).Binaries }},
 		{"entrypoint", func(in *image.Input) { in.Spec.Entrypoint = nil }},
-		{"no capability", func(in *image.Input) { in.Spec.NetBindService = nil }},
+		{"user", func(in *image.Input) { in.Spec.User = "" }},
 		{"time zones", func(in *image.Input) { in.ZoneInfo = nil }},
 	}
 	for _, tt := range tests {

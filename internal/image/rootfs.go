@@ -9,18 +9,13 @@ import (
 	"strings"
 )
 
-// NonRootUser is the user every image runs as: distroless's "nonroot",
-// which worker-operator's upstream image already uses, so a pod security
-// context written for it (runAsUser: 65532, runAsNonRoot) fits all of
-// holdfast's images. Karmada's upstream images run as root; the binaries
-// that bind port 443 get cap_net_bind_service instead (Spec.NetBindService).
-const NonRootUser = "65532:65532"
-
 // defaultPath is the PATH distroless and alpine set.
 const defaultPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 // passwd and group hold distroless's accounts: root, nobody and nonroot,
-// with no login shell (there is none in the image).
+// with no login shell (there is none in the image). Every image has them
+// whatever its Spec.User, so a pod that sets runAsUser: 65532 on an image
+// that runs as root still finds its account and home, as on distroless.
 const (
 	passwd = "root:x:0:0:root:/root:/sbin/nologin\n" +
 		"nobody:x:65534:65534:nobody:/nonexistent:/sbin/nologin\n" +
@@ -48,6 +43,8 @@ func rootfsFiles(caBundle, zoneinfo []byte) ([]file, error) {
 		{Name: "etc/group", Mode: 0o644, Data: []byte(group)},
 		{Name: "etc/ssl/certs/ca-certificates.crt", Mode: 0o644, Data: caBundle},
 		{Name: "home/nonroot", Dir: true, Mode: 0o700, UID: 65532, GID: 65532},
+		// root's home, as in alpine and distroless.
+		{Name: "root", Dir: true, Mode: 0o700},
 		// Sticky and world-writable, as everywhere: libraries put
 		// temporary files here.
 		{Name: "tmp", Dir: true, Mode: 0o1777},

@@ -23,25 +23,29 @@ type Spec struct {
 	// TreeFiles are folders of the patched tree the upstream image carries,
 	// copied to the same path under / in a layer of their own.
 	TreeFiles []string
-	// NetBindService lists the binaries that listen on a port below 1024
-	// by default and therefore get the cap_net_bind_service file
-	// capability; see NonRootUser.
-	NetBindService []string
+	// User is the upstream image's config User, empty when it sets none
+	// (root). The upstream's manifests set their securityContext for that
+	// user: another one, or a file capability to make up for not being
+	// root, can fail where the upstream image runs (a root-only mount, or
+	// allowPrivilegeEscalation: false, under which the kernel refuses to
+	// exec a binary with file capabilities).
+	User string
 }
 
 // Specs are the upstreams' image conventions, by pins.txt upstream name.
 var Specs = map[string]Spec{
-	// Karmada v1.18.2 cluster/images/Dockerfile: FROM alpine, COPY ${BINARY}
-	// /bin/${BINARY}, and no ENTRYPOINT or USER. Its chart, operator,
-	// karmadactl init and artifacts/deploy all give `command:
-	// [/bin/<binary>, ...]`, so the path is the contract and no entrypoint
-	// is set, as upstream sets none (alpine's CMD, /bin/sh, has no shell to
-	// run here). karmada-search and karmada-metrics-adapter are aggregated
-	// API servers on the generic apiserver's default secure port, 443,
-	// which the chart does not change.
+	// Karmada v1.18.2 (and v1.17.1, v1.16.0) cluster/images/Dockerfile:
+	// FROM alpine, COPY ${BINARY} /bin/${BINARY}, and no ENTRYPOINT or
+	// USER. Its chart, operator, karmadactl init and artifacts/deploy all
+	// give `command: [/bin/<binary>, ...]`, so the path is the contract and
+	// no entrypoint is set, as upstream sets none (alpine's CMD, /bin/sh,
+	// has no shell to run here). No USER, and alpine's config has none: the
+	// images run as root. karmada-search and karmada-metrics-adapter bind
+	// the generic apiserver's default secure port, 443, under
+	// artifacts/deploy's allowPrivilegeEscalation: false, which only root
+	// can do there.
 	"karmada": {
-		Path:           "/bin/${BINARY}",
-		NetBindService: []string{"karmada-metrics-adapter", "karmada-search"},
+		Path: "/bin/${BINARY}",
 	},
 	// worker-operator v1.6.4 Dockerfile: FROM distroless static:nonroot,
 	// WORKDIR /, the binary as /manager, files/ and scripts/ beside it with
@@ -54,6 +58,7 @@ var Specs = map[string]Spec{
 		WorkingDir: "/",
 		Env:        []string{"MANIFEST_PATH=/files/manifests", "SCRIPT_PATH=/scripts"},
 		TreeFiles:  []string{"files", "scripts"},
+		User:       "65532:65532",
 	},
 }
 
@@ -69,13 +74,4 @@ func SpecFor(upstream string) (Spec, error) {
 // BinaryPath is where binary goes in the image.
 func (s Spec) BinaryPath(binary string) string {
 	return strings.ReplaceAll(s.Path, "${BINARY}", binary)
-}
-
-func (s Spec) bindsPrivilegedPort(binary string) bool {
-	for _, b := range s.NetBindService {
-		if b == binary {
-			return true
-		}
-	}
-	return false
 }

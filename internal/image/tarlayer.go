@@ -32,8 +32,6 @@ type file struct {
 	// stream instead (a binary), read when the layer is written.
 	Data   []byte
 	Source string
-	// PAX holds extended attributes as SCHILY.xattr.* records.
-	PAX map[string]string
 }
 
 // layerCompression is gzip's default level: a pull is paid by every node
@@ -101,12 +99,11 @@ func (l *gzipLayer) Uncompressed() (io.ReadCloser, error) {
 
 func writeEntry(tw *tar.Writer, f file, mtime time.Time) error {
 	hdr := &tar.Header{
-		Name:       f.Name,
-		Mode:       f.Mode,
-		Uid:        f.UID,
-		Gid:        f.GID,
-		ModTime:    mtime,
-		PAXRecords: f.PAX,
+		Name:    f.Name,
+		Mode:    f.Mode,
+		Uid:     f.UID,
+		Gid:     f.GID,
+		ModTime: mtime,
 	}
 	if f.Dir {
 		hdr.Typeflag, hdr.Name = tar.TypeDir, f.Name+"/"
