@@ -65,7 +65,7 @@ func holdfastImage(binary, version string) string {
 
 func TestKarmadaRendersHoldfastImagesAndGuardFlags(t *testing.T) {
 	f := setup(t)
-	hv := f.karmada.AppVersion  // v1.18.2-holdfast.2
+	hv := f.karmada.AppVersion  // v1.18.2-holdfast.3
 	uv := f.karmada.Pin.Version // v1.18.2
 	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	for _, tc := range []struct {

@@ -7,7 +7,7 @@ import (
 )
 
 // ChartVersion is the chart version of a pin's chart: the holdfast version
-// the binaries report without its "v", e.g. 1.18.2-holdfast.2.
+// the binaries report without its "v", e.g. 1.18.2-holdfast.3.
 //
 // Why this form: an OCI tag cannot hold SemVer's "+", so build metadata
 // (1.18.2+holdfast.2, the "right" SemVer for a rebuild) is out; helm would
@@ -28,7 +28,7 @@ func ChartVersion(p pins.Pin) string {
 }
 
 // AppVersion is a chart's appVersion: exactly the version its binaries
-// report (`--version`, holdfast_build_info), e.g. v1.18.2-holdfast.2.
+// report (`--version`, holdfast_build_info), e.g. v1.18.2-holdfast.3.
 func AppVersion(p pins.Pin) string {
 	return p.VersionString()
 }

@@ -33,7 +33,7 @@ const BaseName = "scratch"
 type Provenance struct {
 	// Binary is the binary's name, e.g. karmada-controller-manager.
 	Binary string
-	// Version is holdfast's release, e.g. v1.18.2-holdfast.2.
+	// Version is holdfast's release, e.g. v1.18.2-holdfast.3.
 	Version string
 	// UpstreamModule and UpstreamVersion are the pin, e.g.
 	// github.com/karmada-io/karmada v1.18.2.
