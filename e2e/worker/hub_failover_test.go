@@ -59,6 +59,7 @@ const seriesSwitches = "kubeslice_worker_hub_switches_total"
 func TestHubFailover(t *testing.T) {
 	env := environmentFor(t, suiteFailover)
 	t.Run("secondary-unset", func(t *testing.T) { testSecondaryUnset(t, env) })
+	t.Run("secondary-unset-requests", func(t *testing.T) { testSecondaryUnsetRequests(t, env) })
 	t.Run("failover", func(t *testing.T) { testFailover(t, env, env.binary) })
 	t.Run("unconfigured-endpoint", func(t *testing.T) { testUnconfiguredEndpoint(t, env) })
 	t.Run("hung-secondary", func(t *testing.T) { testHungSecondary(t, env) })
@@ -172,6 +173,127 @@ func testSecondaryUnset(t *testing.T, env *environment) {
 		sc.fatalf("hub-b's Cluster was reconciled by the worker (%v)", err)
 	}
 	sc.note("hub-a's audit log: %d requests from the worker; hub-b's: 0, %s after the worker connected", len(toA), window)
+}
+
+// quietPeriod is how long hub-a's audit log must gain no request from the
+// worker for its startup to count as settled. The worker's hub side is then
+// idle until the cluster reconciler's next period (120s in v1.6.4): its
+// caches are synced and watching, and the reconciler's requeues (each status
+// write that changes the Cluster brings one more reconcile) have run out.
+// A loopback request takes milliseconds; 3s is far above the gaps between
+// the requests of one startup.
+const quietPeriod = 3 * time.Second
+
+// testSecondaryUnsetRequests: the drop-in promise on the wire. With
+// HUB_SECONDARY_HOST_ENDPOINT unset, the patched worker sends its hub the
+// same requests as pristine v1.6.4: both run in turn against the same hubs
+// in the same state (both hubs name hub-b, as in secondary-unset, and the
+// Standby's files are mounted), each from its start until its hub side is
+// settled, and hub-a's audit log counts each one's requests by verb,
+// resource and subresource. The window ends on the worker's state, not on
+// a clock, so both cover the same work: startup (discovery, the caches'
+// lists and watches) and the cluster reconciler's chain of reconciles
+// until it waits for its next period.
+func testSecondaryUnsetRequests(t *testing.T, env *environment) {
+	sc := beginScenario(t, suiteFailover, "secondary unset: the same hub requests as pristine v1.6.4 (audit log)", env.binary)
+	pristine, err := findWorkerBinary(env.root, true)
+	if err != nil {
+		sc.note("not run: %v", err)
+		t.Skip("the comparison needs the pristine binary: " + err.Error())
+	}
+	// The window ends on the worker's state (settled), not on a clock, so
+	// both runs cover the same work.
+	// A status write that races the worker's own cache is answered 409 and
+	// retried (settledRequests leaves those out), and the cluster reconciler
+	// requeues once per status write that changed the Cluster, so on a
+	// loaded machine one run could do a reconcile more than another. Runs
+	// are compared only when both did the same number of successful status
+	// updates, i.e. the same work; a pair that did not is run again. What
+	// 0005 added, a GET per status update, differs at any number of updates.
+	const attempts = 3
+	var got, want map[string]int
+	for i := 1; i <= attempts; i++ {
+		suffix := ""
+		if i > 1 {
+			suffix = fmt.Sprintf("-%d", i)
+		}
+		want = env.settledRequests(t, sc, "secondary-unset-requests-pristine"+suffix, pristine)
+		got = env.settledRequests(t, sc, "secondary-unset-requests"+suffix, env.binary)
+		if got[kindStatusUpdate] == want[kindStatusUpdate] {
+			break
+		}
+		sc.note("attempt %d not comparable: %d status updates of the Cluster (patched) against %d (pristine)",
+			i, got[kindStatusUpdate], want[kindStatusUpdate])
+		if i == attempts {
+			sc.fatalf("in %d attempts the patched and pristine workers never did the same number of status updates; last:\npatched:  %s\npristine: %s",
+				attempts, formatMultiset(got), formatMultiset(want))
+		}
+	}
+	// Which resources are watched is compared, not how often a watch was
+	// re-opened (watchesOnce).
+	if d := multisetDiff(watchesOnce(got), watchesOnce(want)); len(d) != 0 {
+		sc.fatalf("with the secondary unset the patched worker's requests to hub-a differ from pristine v1.6.4's: %s\npatched:  %s\npristine: %s",
+			strings.Join(d, "; "), formatMultiset(got), formatMultiset(want))
+	}
+	total := 0
+	for _, n := range got {
+		total += n
+	}
+	sc.note("hub-a's audit log, start to settled: the same requests by verb/resource/subresource (watches: which resources), "+
+		"409 Conflicts left out; patched sent %d: %s; pristine: %s", total, formatMultiset(got), formatMultiset(want))
+}
+
+// kindStatusUpdate is a status update of a Cluster, the cluster
+// reconciler's unit of work on the hub.
+const kindStatusUpdate = "update clusters/status"
+
+// settledRequests starts bin in secondary-unset mode, on a Cluster with an
+// empty status and no finalizer on hub-a, waits until it has
+// reconciled its Cluster on hub-a and hub-a's audit log has gained nothing
+// from it for quietPeriod, stops it, and returns its requests to hub-a by
+// kind. hub-b must have received none.
+func (e *environment) settledRequests(t *testing.T, sc *scenario, name string, bin workerBinary) map[string]int {
+	ctx := context.Background()
+	sc.check(e.resetHubs(ctx))
+	sc.check(e.hubA.removeFinalizers(ctx))
+	_, err := e.publishOnBoth(ctx, e.hubB.claim())
+	sc.check(err)
+	marks := map[*hub]int{}
+	for _, h := range []*hub{e.hubA, e.hubB} {
+		seen, err := h.workerRequests()
+		sc.check(err)
+		marks[h] = len(seen)
+	}
+	s := e.settings(t, &hubAccess{TokenFile: e.hubB.access.TokenFile, CAFile: e.hubB.access.CAFile})
+	w := e.startWorker(t, name, bin, s)
+	sc.check(w.waitReconciled(ctx, e.hubA))
+	var last int
+	lastChange := time.Now()
+	sc.check(waitUntil(ctx, w, fmt.Sprintf("hub-a's audit log to gain no request from the worker for %s", quietPeriod), func(context.Context) (bool, error) {
+		events, err := e.hubA.workerRequests()
+		if err != nil {
+			return false, err
+		}
+		if len(events) != last {
+			last, lastChange = len(events), time.Now()
+			return false, nil
+		}
+		return time.Since(lastChange) >= quietPeriod, nil
+	}))
+	events, err := e.hubA.workerRequests()
+	sc.check(err)
+	sc.timing(name+": start-to-settled", lastChange.Sub(w.started))
+	sc.check(w.proc.Stop(stopGrace))
+	toB, err := e.hubB.workerRequests()
+	sc.check(err)
+	if n := len(toB) - marks[e.hubB]; n != 0 {
+		sc.fatalf("%s sent hub-b %d requests with the secondary unset", name, n)
+	}
+	kept, conflicts := withoutConflicts(events[marks[e.hubA]:])
+	if conflicts > 0 {
+		sc.note("%s: %d requests answered 409 Conflict (a write racing the worker's cache, retried) left out of the comparison", name, conflicts)
+	}
+	return requestMultiset(kept)
 }
 
 // testFailover: connected to hub-a, the worker sees both hubs name hub-b,

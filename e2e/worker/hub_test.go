@@ -64,6 +64,29 @@ func (h *hub) resetStatus(ctx context.Context) error {
 	})
 }
 
+// removeFinalizers clears metadata.finalizers of the worker's Cluster on h.
+// The first worker to reconcile it adds its deregistration finalizer (one
+// update of the Cluster); clearing it lets every worker of a comparison
+// start from the same object.
+func (h *hub) removeFinalizers(ctx context.Context) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		obj, err := h.clusters().Get(ctx, clusterName, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if len(obj.GetFinalizers()) == 0 {
+			return nil
+		}
+		obj.SetFinalizers(nil)
+		_, err = h.clusters().Update(ctx, obj, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("hub %s: removing the finalizers of Cluster %s/%s: %w", h.name, projectNamespace, clusterName, err)
+	}
+	return nil
+}
+
 // published returns h's status.activeController identity, "" if none.
 func (h *hub) published(ctx context.Context) (string, error) {
 	obj, err := h.clusters().Get(ctx, clusterName, metav1.GetOptions{})

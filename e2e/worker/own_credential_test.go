@@ -29,6 +29,8 @@ const (
 	seriesOwnPersisting   = "holdfast_own_credential_persisting_unauthorized"
 	seriesOwnTripped      = "holdfast_own_credential_guard_tripped_total"
 	logGuardExit          = "Own API server credential is permanently rejected, exiting so the pod restarts with a fresh credential"
+	// logGuardSetup is the glue's line when a guard variable is not understood.
+	logGuardSetup = "Could not set up the own-credential guard"
 )
 
 // TestOwnCredentialGuard is the worker-own-credential suite. Each scenario
@@ -38,6 +40,7 @@ func TestOwnCredentialGuard(t *testing.T) {
 	env := environmentFor(t, suiteOwnCredential)
 	t.Run("revoked", func(t *testing.T) { testOwnCredentialRevoked(t, env) })
 	t.Run("rotated", func(t *testing.T) { testOwnCredentialRotated(t, env) })
+	t.Run("unknown-action", func(t *testing.T) { testUnknownGuardAction(t, env) })
 }
 
 // startGuarded starts a primary-only worker whose own credential is sa's
@@ -167,4 +170,52 @@ func testOwnCredentialRotated(t *testing.T, env *environment) {
 	sc.note("after the rotation the worker got %v 401s, %v of them hidden by one replay with the file's fresh token; "+
 		"the guard did not trip (%s 0, %s 0) and the worker kept running and reconciling, watched for %s after the restart",
 		seen, replayed, seriesOwnPersisting, seriesOwnTripped, window)
+}
+
+// testUnknownGuardAction: OWN_CREDENTIAL_GUARD_ACTION=OFF (a capitalised
+// "off") is not a value the worker knows. Rather than run with the guard in
+// a state nobody asked for, it stops at startup: exit 1, one line naming the
+// variable, the value and the accepted values, and not one request to either
+// hub (the guard is set up before the hub is resolved).
+func testUnknownGuardAction(t *testing.T, env *environment) {
+	sc := beginScenario(t, suiteOwnCredential, "an unknown OWN_CREDENTIAL_GUARD_ACTION stops the worker at startup with one line", env.binary)
+	marks := map[*hub]int{}
+	for _, h := range []*hub{env.hubA, env.hubB} {
+		seen, err := h.workerRequests()
+		sc.check(err)
+		marks[h] = len(seen)
+	}
+	s := env.settings(t, &env.hubB.access)
+	s.Guard = guardSettings{Action: "OFF"}
+	w := env.startWorker(t, "guard-unknown-action", env.binary, s)
+	// A setup failure takes milliseconds; the limit only allows for a
+	// loaded machine starting the process.
+	exited, err := w.waitExit(30 * time.Second)
+	sc.check(err)
+	sc.timing("start-to-exit", exited.Sub(w.started))
+	if code := w.proc.ExitCode(); code != 1 {
+		sc.fatalf("exit code = %d, want 1 (a setup failure)", code)
+	}
+	var lines []string
+	for _, l := range strings.Split(w.proc.Log(), "\n") {
+		if strings.Contains(l, envGuardAction) {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 {
+		sc.fatalf("want exactly one log line naming %s, got %d:\n%s", envGuardAction, len(lines), strings.Join(lines, "\n"))
+	}
+	for _, want := range []string{logGuardSetup, `OWN_CREDENTIAL_GUARD_ACTION=\"OFF\"`, "want exit, unhealthy or off"} {
+		if !strings.Contains(lines[0], want) {
+			sc.fatalf("the worker's line %s lacks %q", lines[0], want)
+		}
+	}
+	for _, h := range []*hub{env.hubA, env.hubB} {
+		seen, err := h.workerRequests()
+		sc.check(err)
+		if n := len(seen) - marks[h]; n != 0 {
+			sc.fatalf("%s's audit log has %d requests from the worker; a setup failure must come before any hub is contacted", h.name, n)
+		}
+	}
+	sc.note("exit 1 after %s with: %s; no request to either hub", exited.Sub(w.started).Round(time.Millisecond), lines[0])
 }

@@ -19,6 +19,8 @@ type hubAccess struct {
 // guardSettings tunes the own-credential guard (worker-operator.md). The zero
 // value leaves the worker's defaults.
 type guardSettings struct {
+	// Action is OWN_CREDENTIAL_GUARD_ACTION as written, valid or not.
+	Action    string
 	Threshold int
 	Window    time.Duration
 }
@@ -70,6 +72,7 @@ const (
 	envResolveInterval     = "HUB_RESOLVE_INTERVAL"
 	envResolveTimeout      = "HUB_RESOLVE_TIMEOUT"
 	envSwitchConfirmations = "HUB_SWITCH_CONFIRMATIONS"
+	envGuardAction         = "OWN_CREDENTIAL_GUARD_ACTION"
 	envGuardThreshold      = "OWN_CREDENTIAL_GUARD_THRESHOLD"
 	envGuardWindow         = "OWN_CREDENTIAL_GUARD_WINDOW"
 )
@@ -104,6 +107,9 @@ func (s workerSettings) env() []string {
 	}
 	if s.SwitchConfirmations > 0 {
 		vars[envSwitchConfirmations] = strconv.Itoa(s.SwitchConfirmations)
+	}
+	if s.Guard.Action != "" {
+		vars[envGuardAction] = s.Guard.Action
 	}
 	if s.Guard.Threshold > 0 {
 		vars[envGuardThreshold] = strconv.Itoa(s.Guard.Threshold)

@@ -34,12 +34,12 @@ func TestWorkerSettingsEnv(t *testing.T) {
 		edit: func(s *workerSettings) {
 			s.Secondary = &hubAccess{Endpoint: "https://127.0.0.1:7443", TokenFile: "/w/b.token", CAFile: "/w/b.crt"}
 			s.ResolveInterval, s.ResolveTimeout, s.SwitchConfirmations = time.Second, 500*time.Millisecond, 2
-			s.Guard = guardSettings{Threshold: 3, Window: 30 * time.Second}
+			s.Guard = guardSettings{Action: "unhealthy", Threshold: 3, Window: 30 * time.Second}
 		},
 		want: []string{
 			"HUB_SECONDARY_HOST_ENDPOINT=https://127.0.0.1:7443", "HUB_SECONDARY_TOKEN_FILE=/w/b.token",
 			"HUB_SECONDARY_CA_FILE=/w/b.crt", "HUB_RESOLVE_INTERVAL=1s", "HUB_RESOLVE_TIMEOUT=500ms",
-			"HUB_SWITCH_CONFIRMATIONS=2", "OWN_CREDENTIAL_GUARD_THRESHOLD=3", "OWN_CREDENTIAL_GUARD_WINDOW=30s",
+			"HUB_SWITCH_CONFIRMATIONS=2", "OWN_CREDENTIAL_GUARD_ACTION=unhealthy", "OWN_CREDENTIAL_GUARD_THRESHOLD=3", "OWN_CREDENTIAL_GUARD_WINDOW=30s",
 		},
 	}, {
 		name: "a mounted Standby credential without its endpoint keeps the feature off",

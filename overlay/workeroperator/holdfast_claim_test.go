@@ -38,6 +38,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubeslice/worker-operator/pkg/holdfastclaim"
+	"github.com/kubeslice/worker-operator/third_party/holdfast/hubfollow"
 )
 
 // claimHub is a hub API server holding one Cluster as JSON, with the status
@@ -45,9 +46,10 @@ import (
 // status, keeps the rest, and is refused with 409 unless it carries the
 // stored resourceVersion.
 type claimHub struct {
-	mu      sync.Mutex
-	cluster map[string]interface{}
-	version int
+	mu       sync.Mutex
+	cluster  map[string]interface{}
+	version  int
+	requests []string // "METHOD path" of every request, in order
 }
 
 func newClaimHub(t *testing.T, status map[string]interface{}) (*claimHub, *rest.Config) {
@@ -70,6 +72,7 @@ func (h *claimHub) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.requests = append(h.requests, r.Method+" "+r.URL.Path)
 	switch {
 	case r.URL.Path == "/api":
 		_, _ = w.Write([]byte(`{"kind":"APIVersions","versions":["v1"]}`))
@@ -116,6 +119,12 @@ func (h *claimHub) publish(claim map[string]interface{}) {
 	h.bump()
 }
 
+func (h *claimHub) requestLog() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]string(nil), h.requests...)
+}
+
 func (h *claimHub) status() map[string]interface{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -148,19 +157,19 @@ func TestStatusUpdateOfClusterKeepsTheClaim(t *testing.T) {
 		wantStatus         map[string]interface{}
 	}{{
 		name:      "claim survives, every other status field is replaced",
-		newClient: holdfastclaim.NewClient,
+		newClient: holdfastclaim.NewClaimKeepingClient,
 		initial:   map[string]interface{}{"activeController": claimOf("hub-a"), "nodeIPs": []interface{}{"192.0.2.1"}, "secretName": "old"},
 		wantStatus: map[string]interface{}{
 			"activeController": claimOf("hub-a"), "nodeIPs": []interface{}{"192.0.2.10"}, "registrationStatus": "Registered",
 		},
 	}, {
 		name:       "no claim on the hub: v1.6.4's update",
-		newClient:  holdfastclaim.NewClient,
+		newClient:  holdfastclaim.NewClaimKeepingClient,
 		initial:    map[string]interface{}{"secretName": "old"},
 		wantStatus: map[string]interface{}{"nodeIPs": []interface{}{"192.0.2.10"}, "registrationStatus": "Registered"},
 	}, {
 		name:               "a claim published after the read is a conflict, not overwritten",
-		newClient:          holdfastclaim.NewClient,
+		newClient:          holdfastclaim.NewClaimKeepingClient,
 		initial:            map[string]interface{}{"activeController": claimOf("hub-a")},
 		publishedMeanwhile: claimOf("hub-b"),
 		wantConflict:       true,
@@ -244,7 +253,7 @@ func TestStatusUpdateOfOtherKindsIsUntouched(t *testing.T) {
 	if err := hubv1alpha1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	c, err := holdfastclaim.NewClient(&rest.Config{Host: srv.URL}, client.Options{Scheme: scheme})
+	c, err := holdfastclaim.NewClaimKeepingClient(&rest.Config{Host: srv.URL}, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,5 +268,82 @@ func TestStatusUpdateOfOtherKindsIsUntouched(t *testing.T) {
 		if strings.HasPrefix(p, "GET /apis/controller.kubeslice.io/v1alpha1/") {
 			t.Errorf("a Project status update read the hub first (%s); only a Cluster's keeps the claim", p)
 		}
+	}
+}
+
+// reconcileOnce is what the cluster reconciler does to its Cluster on the
+// hub once: read it, replace fields of its status, update the status.
+func reconcileOnce(t *testing.T, newClient client.NewClientFunc, config *rest.Config) {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	if err := hubv1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c, err := newClient(config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cr := &hubv1alpha1.Cluster{}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: testProjectNamespace, Name: testClusterName}, cr); err != nil {
+		t.Fatal(err)
+	}
+	cr.Status.NodeIPs = []string{"192.0.2.10"}
+	cr.Status.RegistrationStatus = hubv1alpha1.RegistrationStatusRegistered
+	if err := c.Status().Update(ctx, cr); err != nil {
+		t.Fatalf("Status().Update: %v", err)
+	}
+}
+
+// followingEnv sets the environment of a worker that follows hub failover
+// (on) or of one configured as for v1.6.4 (off: HUB_SECONDARY_HOST_ENDPOINT
+// empty, the Standby's files may still be mounted).
+func followingEnv(t *testing.T, on bool) {
+	secondary := ""
+	if on {
+		secondary = "https://hub-b.example:6443"
+	}
+	for k, v := range map[string]string{
+		hubfollow.EnvPrimaryEndpoint: "https://hub-a.example:6443", hubfollow.EnvSecondaryEndpoint: secondary,
+		hubfollow.EnvClusterName: testClusterName, hubfollow.EnvProjectNamespace: testProjectNamespace,
+	} {
+		t.Setenv(k, v)
+	}
+}
+
+// TestNotFollowingIsClientNew: with hub failover following off (no
+// secondary hub), the hub clients are client.New's, so a non-HA worker sends
+// its hubs exactly v1.6.4's requests: the same requests, in the same order,
+// for a reconcile's read and status update of its Cluster, and no read of
+// the Cluster from the API server before the update. (It also erases a claim
+// as v1.6.4 does; only a following worker reads claims.)
+func TestNotFollowingIsClientNew(t *testing.T) {
+	followingEnv(t, false)
+	initial := map[string]interface{}{"activeController": claimOf("hub-a")}
+	upstream, upstreamConfig := newClaimHub(t, initial)
+	reconcileOnce(t, client.New, upstreamConfig)
+	holdfast, holdfastConfig := newClaimHub(t, initial)
+	reconcileOnce(t, holdfastclaim.NewClient, holdfastConfig)
+
+	want, got := upstream.requestLog(), holdfast.requestLog()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("with following off the hub got other requests than from client.New:\n got %q\nwant %q", got, want)
+	}
+	if !reflect.DeepEqual(holdfast.status(), upstream.status()) {
+		t.Errorf("status on the hub: got %v, client.New leaves %v", holdfast.status(), upstream.status())
+	}
+}
+
+// TestFollowingKeepsTheClaim: with following on, NewClient keeps the claim
+// through the status update (the stale-standby-claim e2e scenario's fix).
+func TestFollowingKeepsTheClaim(t *testing.T) {
+	followingEnv(t, true)
+	hub, config := newClaimHub(t, map[string]interface{}{"activeController": claimOf("hub-a")})
+	reconcileOnce(t, holdfastclaim.NewClient, config)
+	want := map[string]interface{}{
+		"activeController": claimOf("hub-a"), "nodeIPs": []interface{}{"192.0.2.10"}, "registrationStatus": "Registered",
+	}
+	if got := hub.status(); !reflect.DeepEqual(got, want) {
+		t.Errorf("status on the hub:\n got %v\nwant %v", got, want)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,15 +40,17 @@ import (
 )
 
 // Environment variables configuring the guard, named in the worker's style
-// (HUB_*, ENABLE_WEBHOOKS, ...). Unset means the default.
+// (HUB_*, ENABLE_WEBHOOKS, ...). Unset or empty means membercred's default;
+// any other value the guard does not understand stops the worker at startup.
 const (
 	// holdfastEnvGuardAction is exit (default), unhealthy or off.
 	holdfastEnvGuardAction = "OWN_CREDENTIAL_GUARD_ACTION"
 	// holdfastEnvGuardThreshold is the number of persisting 401s in a row
-	// that trip the guard (default membercred.DefaultGuardThreshold).
+	// that trip the guard, a positive whole number (default
+	// membercred.DefaultGuardThreshold).
 	holdfastEnvGuardThreshold = "OWN_CREDENTIAL_GUARD_THRESHOLD"
-	// holdfastEnvGuardWindow is the longest time those 401s may span, a Go
-	// duration (default membercred.DefaultGuardWindow).
+	// holdfastEnvGuardWindow is the longest time those 401s may span, a
+	// positive Go duration (default membercred.DefaultGuardWindow).
 	holdfastEnvGuardWindow = "OWN_CREDENTIAL_GUARD_WINDOW"
 
 	// holdfastGuardOff installs no guard: the worker behaves as v1.6.4 when
@@ -91,8 +94,11 @@ func holdfastGuardMetrics(log logr.Logger) *membercred.Metrics {
 // hub connection and never carry the guard: a hub's 401 (a Standby that does
 // not know this worker's token yet) must never stop the worker.
 func holdfastWorkerConfig() *rest.Config {
+	// The guard first: a bad OWN_CREDENTIAL_GUARD_* value stops the worker
+	// before it loads or uses any credential.
+	guard := holdfastOwnCredentialGuard()
 	cfg := ctrl.GetConfigOrDie()
-	if err := holdfastOwnCredentialGuard().install(cfg); err != nil {
+	if err := guard.install(cfg); err != nil {
 		ctrl.Log.WithName("own-credential-guard").Error(err, "Could not guard the worker cluster credential")
 		os.Exit(1)
 	}
@@ -115,9 +121,13 @@ type holdfastReadyzChecks interface {
 
 // holdfastNewGuard builds the guard the environment asks for; nil when off.
 // metrics is called only when the guard is on (nil: no metrics), so a worker
-// with the guard off registers nothing.
+// with the guard off registers nothing. A setting it does not understand is
+// an error: the caller stops the worker before it connects anywhere.
 func holdfastNewGuard(lookup func(string) (string, bool), log logr.Logger, metrics func() *membercred.Metrics) (*holdfastGuard, error) {
-	opts, off := holdfastGuardOptionsFromEnv(lookup, log)
+	opts, off, err := holdfastGuardOptionsFromEnv(lookup)
+	if err != nil {
+		return nil, err
+	}
 	if off {
 		log.Info("Own-credential guard is off", "variable", holdfastEnvGuardAction)
 		return nil, nil
@@ -130,54 +140,76 @@ func holdfastNewGuard(lookup func(string) (string, bool), log logr.Logger, metri
 	if err != nil {
 		return nil, err
 	}
-	log.Info("Own-credential guard is on", "action", string(opts.Action),
-		"threshold", opts.Threshold, "window", opts.Window.String())
-	return &holdfastGuard{guard: g, action: opts.Action}, nil
+	log.Info("Own-credential guard is on", "action", holdfastSetting(opts.Action, membercred.DefaultGuardAction),
+		"threshold", holdfastSetting(opts.Threshold, membercred.DefaultGuardThreshold),
+		"window", holdfastSetting(opts.Window, membercred.DefaultGuardWindow))
+	action := opts.Action
+	if action == "" {
+		action = membercred.DefaultGuardAction
+	}
+	return &holdfastGuard{guard: g, action: action}, nil
 }
 
-// holdfastGuardOptionsFromEnv reads the guard's settings. An invalid value
-// falls back to its default with one line naming the variable, as the hub
-// follower's settings do: a typo must not keep a worker from starting.
-// Defaults are filled in here so the startup line shows what is in force.
-func holdfastGuardOptionsFromEnv(lookup func(string) (string, bool), log logr.Logger) (opts membercred.OwnCredentialGuardOptions, off bool) {
-	opts = membercred.OwnCredentialGuardOptions{
-		Action:    membercred.DefaultGuardAction,
-		Threshold: membercred.DefaultGuardThreshold,
-		Window:    membercred.DefaultGuardWindow,
+// holdfastSetting renders a setting for the startup line: its value, or,
+// when left zero for membercred to fill, the default with "(default)".
+func holdfastSetting[T comparable](v, def T) string {
+	var zero T
+	if v == zero {
+		return fmt.Sprintf("%v (default)", def)
 	}
-	invalid := func(key, raw string, def interface{}, want string) {
-		log.Info("Ignoring invalid own-credential guard setting; using the default",
-			"variable", key, "value", raw, "default", def, "want", want)
+	return fmt.Sprintf("%v", v)
+}
+
+// holdfastGuardOptionsFromEnv reads the guard's settings into membercred's
+// options. Unset or empty leaves a field zero, which membercred fills with
+// its default, so the worker always runs with the library's defaults (and
+// with any option the library adds later) unless a variable says otherwise.
+//
+// A value that is set and not understood is an error naming every such
+// variable, its value and what is accepted, as Karmada rejects a bad
+// --own-credential-guard-* flag: the guard is a safety net, and a typo that
+// silently left it at another setting (or on, for "OFF") would go unnoticed
+// until the day it matters. Values are matched exactly, as the worker matches
+// its other variables (ENABLE_WEBHOOKS=true): no case folding and no
+// trimming, so "Exit" and "exit " are refused, quoted, rather than guessed.
+// Every variable is checked even with the guard off.
+func holdfastGuardOptionsFromEnv(lookup func(string) (string, bool)) (opts membercred.OwnCredentialGuardOptions, off bool, err error) {
+	var problems []string
+	invalid := func(key, raw, want string) {
+		problems = append(problems, fmt.Sprintf("%s=%q: want %s", key, raw, want))
 	}
 	if raw, ok := lookup(holdfastEnvGuardAction); ok && raw != "" {
 		if raw == holdfastGuardOff {
-			return opts, true
-		}
-		action, err := membercred.ParseGuardAction(raw)
-		if err != nil {
-			invalid(holdfastEnvGuardAction, raw, string(opts.Action), fmt.Sprintf("%s, %s or %s",
+			off = true
+		} else if action, perr := membercred.ParseGuardAction(raw); perr != nil {
+			invalid(holdfastEnvGuardAction, raw, fmt.Sprintf("%s, %s or %s",
 				membercred.GuardActionExit, membercred.GuardActionUnhealthy, holdfastGuardOff))
 		} else {
 			opts.Action = action
 		}
 	}
 	if raw, ok := lookup(holdfastEnvGuardThreshold); ok && raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n <= 0 {
-			invalid(holdfastEnvGuardThreshold, raw, opts.Threshold, "a positive integer")
+		n, perr := strconv.Atoi(raw)
+		if perr != nil || n <= 0 {
+			invalid(holdfastEnvGuardThreshold, raw, "a positive whole number such as 5")
 		} else {
 			opts.Threshold = n
 		}
 	}
 	if raw, ok := lookup(holdfastEnvGuardWindow); ok && raw != "" {
-		d, err := time.ParseDuration(raw)
-		if err != nil || d <= 0 {
-			invalid(holdfastEnvGuardWindow, raw, opts.Window.String(), "a positive Go duration such as 5m")
+		d, perr := time.ParseDuration(raw)
+		if perr != nil || d <= 0 {
+			invalid(holdfastEnvGuardWindow, raw, "a positive Go duration such as 5m")
 		} else {
 			opts.Window = d
 		}
 	}
-	return opts, false
+	if len(problems) > 0 {
+		// One line for the log, however many variables are wrong.
+		return membercred.OwnCredentialGuardOptions{}, false, fmt.Errorf("invalid own-credential guard setting: %s (unset means the default)",
+			strings.Join(problems, "; "))
+	}
+	return opts, off, nil
 }
 
 // install guards cfg; a nil guard (off) leaves it as it is.

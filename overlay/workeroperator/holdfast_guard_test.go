@@ -42,74 +42,121 @@ import (
 	"github.com/kubeslice/worker-operator/third_party/holdfast/membercred"
 )
 
+// TestGuardOptionsFromEnv: set values reach membercred's options, unset or
+// empty ones stay zero (membercred's defaults), and a value that is set and
+// not understood is an error naming the variable, the value and what is
+// accepted, never a silent fallback.
 func TestGuardOptionsFromEnv(t *testing.T) {
-	defaults := membercred.OwnCredentialGuardOptions{
-		Action:    membercred.DefaultGuardAction,
-		Threshold: membercred.DefaultGuardThreshold,
-		Window:    membercred.DefaultGuardWindow,
-	}
+	defaults := membercred.OwnCredentialGuardOptions{} // every field membercred's default
 	with := func(change func(*membercred.OwnCredentialGuardOptions)) membercred.OwnCredentialGuardOptions {
 		o := defaults
 		change(&o)
 		return o
 	}
 	cases := []struct {
-		name     string
-		env      map[string]string
-		want     membercred.OwnCredentialGuardOptions
-		off      bool
-		warnings []string // variables named by one warning each
+		name string
+		env  map[string]string
+		want membercred.OwnCredentialGuardOptions
+		off  bool
 	}{
 		{name: "unset: the defaults", env: nil, want: defaults},
 		{name: "set but empty: the defaults", env: map[string]string{
 			holdfastEnvGuardAction: "", holdfastEnvGuardThreshold: "", holdfastEnvGuardWindow: ""}, want: defaults},
-		{name: "exit", env: map[string]string{holdfastEnvGuardAction: "exit"}, want: defaults},
+		{name: "exit", env: map[string]string{holdfastEnvGuardAction: "exit"},
+			want: with(func(o *membercred.OwnCredentialGuardOptions) { o.Action = membercred.GuardActionExit })},
 		{name: "unhealthy", env: map[string]string{holdfastEnvGuardAction: "unhealthy"},
 			want: with(func(o *membercred.OwnCredentialGuardOptions) { o.Action = membercred.GuardActionUnhealthy })},
-		{name: "off", env: map[string]string{holdfastEnvGuardAction: "off", holdfastEnvGuardThreshold: "x"}, off: true},
+		{name: "off", env: map[string]string{holdfastEnvGuardAction: "off"}, off: true},
 		{name: "threshold and window", env: map[string]string{holdfastEnvGuardThreshold: "3", holdfastEnvGuardWindow: "90s"},
 			want: with(func(o *membercred.OwnCredentialGuardOptions) { o.Threshold, o.Window = 3, 90*time.Second })},
-		{name: "unknown action", env: map[string]string{holdfastEnvGuardAction: "Exit"},
-			want: defaults, warnings: []string{holdfastEnvGuardAction}},
-		{name: "zero threshold", env: map[string]string{holdfastEnvGuardThreshold: "0"},
-			want: defaults, warnings: []string{holdfastEnvGuardThreshold}},
-		{name: "negative threshold", env: map[string]string{holdfastEnvGuardThreshold: "-2"},
-			want: defaults, warnings: []string{holdfastEnvGuardThreshold}},
-		{name: "threshold not a number", env: map[string]string{holdfastEnvGuardThreshold: "five"},
-			want: defaults, warnings: []string{holdfastEnvGuardThreshold}},
-		{name: "window without a unit", env: map[string]string{holdfastEnvGuardWindow: "300"},
-			want: defaults, warnings: []string{holdfastEnvGuardWindow}},
-		{name: "zero window", env: map[string]string{holdfastEnvGuardWindow: "0s"},
-			want: defaults, warnings: []string{holdfastEnvGuardWindow}},
-		{name: "negative window", env: map[string]string{holdfastEnvGuardWindow: "-5m"},
-			want: defaults, warnings: []string{holdfastEnvGuardWindow}},
-		{name: "every value wrong: each named once, others kept", env: map[string]string{
-			holdfastEnvGuardAction: "crash", holdfastEnvGuardThreshold: "many", holdfastEnvGuardWindow: "soon"},
-			want: defaults, warnings: []string{holdfastEnvGuardAction, holdfastEnvGuardThreshold, holdfastEnvGuardWindow}},
-		{name: "one value wrong, the others used", env: map[string]string{
-			holdfastEnvGuardAction: "unhealthy", holdfastEnvGuardThreshold: "7", holdfastEnvGuardWindow: "soon"},
+		{name: "all three", env: map[string]string{
+			holdfastEnvGuardAction: "unhealthy", holdfastEnvGuardThreshold: "7", holdfastEnvGuardWindow: "1h"},
 			want: with(func(o *membercred.OwnCredentialGuardOptions) {
-				o.Action, o.Threshold = membercred.GuardActionUnhealthy, 7
-			}), warnings: []string{holdfastEnvGuardWindow}},
+				o.Action, o.Threshold, o.Window = membercred.GuardActionUnhealthy, 7, time.Hour
+			})},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			logs := &logLines{}
-			got, off := holdfastGuardOptionsFromEnv(lookupIn(tc.env), funcr.New(logs.add, funcr.Options{}))
+			got, off, err := holdfastGuardOptionsFromEnv(lookupIn(tc.env))
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
 			if off != tc.off {
 				t.Fatalf("off = %v, want %v", off, tc.off)
 			}
 			if !tc.off && (got.Action != tc.want.Action || got.Threshold != tc.want.Threshold || got.Window != tc.want.Window) {
 				t.Errorf("options = %+v, want %+v", got, tc.want)
 			}
-			warnings := logs.containing("Ignoring invalid own-credential guard setting")
-			if len(warnings) != len(tc.warnings) {
-				t.Fatalf("want %d warnings, got:\n%s", len(tc.warnings), logs.all())
+		})
+	}
+}
+
+// TestGuardRejectsUnknownSettings: a typo in a guard variable stops the
+// worker at startup (holdfastNewGuard fails, before any guard, metric or
+// connection exists) with one line that names the variable, quotes the
+// value and lists what is accepted. Values are matched exactly: a
+// different case or a stray space is refused, not guessed.
+func TestGuardRejectsUnknownSettings(t *testing.T) {
+	const actions = "want exit, unhealthy or off"
+	cases := []struct {
+		name string
+		env  map[string]string
+		want []string // in the error, in this order
+	}{
+		{name: "OFF", env: map[string]string{holdfastEnvGuardAction: "OFF"},
+			want: []string{`OWN_CREDENTIAL_GUARD_ACTION="OFF"`, actions}},
+		{name: "false", env: map[string]string{holdfastEnvGuardAction: "false"},
+			want: []string{`OWN_CREDENTIAL_GUARD_ACTION="false"`, actions}},
+		{name: "capitalised", env: map[string]string{holdfastEnvGuardAction: "Exit"},
+			want: []string{`OWN_CREDENTIAL_GUARD_ACTION="Exit"`, actions}},
+		{name: "trailing space", env: map[string]string{holdfastEnvGuardAction: "exit "},
+			want: []string{`OWN_CREDENTIAL_GUARD_ACTION="exit "`, actions}},
+		{name: "leading space", env: map[string]string{holdfastEnvGuardAction: " off"},
+			want: []string{`OWN_CREDENTIAL_GUARD_ACTION=" off"`, actions}},
+		{name: "zero threshold", env: map[string]string{holdfastEnvGuardThreshold: "0"},
+			want: []string{`OWN_CREDENTIAL_GUARD_THRESHOLD="0"`, "want a positive whole number"}},
+		{name: "negative threshold", env: map[string]string{holdfastEnvGuardThreshold: "-2"},
+			want: []string{`OWN_CREDENTIAL_GUARD_THRESHOLD="-2"`, "want a positive whole number"}},
+		{name: "threshold not a number", env: map[string]string{holdfastEnvGuardThreshold: "five"},
+			want: []string{`OWN_CREDENTIAL_GUARD_THRESHOLD="five"`, "want a positive whole number"}},
+		{name: "window without a unit", env: map[string]string{holdfastEnvGuardWindow: "300"},
+			want: []string{`OWN_CREDENTIAL_GUARD_WINDOW="300"`, "want a positive Go duration"}},
+		{name: "zero window", env: map[string]string{holdfastEnvGuardWindow: "0s"},
+			want: []string{`OWN_CREDENTIAL_GUARD_WINDOW="0s"`, "want a positive Go duration"}},
+		{name: "negative window", env: map[string]string{holdfastEnvGuardWindow: "-5m"},
+			want: []string{`OWN_CREDENTIAL_GUARD_WINDOW="-5m"`, "want a positive Go duration"}},
+		{name: "off does not excuse a bad threshold", env: map[string]string{holdfastEnvGuardAction: "off", holdfastEnvGuardThreshold: "x"},
+			want: []string{`OWN_CREDENTIAL_GUARD_THRESHOLD="x"`}},
+		{name: "every value wrong: all named in one line", env: map[string]string{
+			holdfastEnvGuardAction: "crash", holdfastEnvGuardThreshold: "many", holdfastEnvGuardWindow: "soon"},
+			want: []string{`OWN_CREDENTIAL_GUARD_ACTION="crash"`, `OWN_CREDENTIAL_GUARD_THRESHOLD="many"`, `OWN_CREDENTIAL_GUARD_WINDOW="soon"`}},
+		{name: "one value wrong among good ones", env: map[string]string{
+			holdfastEnvGuardAction: "unhealthy", holdfastEnvGuardThreshold: "7", holdfastEnvGuardWindow: "soon"},
+			want: []string{`OWN_CREDENTIAL_GUARD_WINDOW="soon"`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &logLines{}
+			metricsAsked := false
+			g, err := holdfastNewGuard(lookupIn(tc.env), funcr.New(logs.add, funcr.Options{}),
+				func() *membercred.Metrics { metricsAsked = true; return nil })
+			if err == nil {
+				t.Fatalf("%v was accepted (guard %v); want a startup error. Log:\n%s", tc.env, g, logs.all())
 			}
-			for _, variable := range tc.warnings {
-				if n := len(logs.containing(`"variable"="` + variable + `"`)); n != 1 {
-					t.Errorf("want one warning naming %s, got %d:\n%s", variable, n, logs.all())
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("the error spans lines; want one: %q", msg)
+			}
+			at := 0
+			for _, w := range tc.want {
+				i := strings.Index(msg[at:], w)
+				if i < 0 {
+					t.Fatalf("error %q lacks %q (in order)", msg, w)
 				}
+				at += i + len(w)
+			}
+			if g != nil || metricsAsked {
+				t.Errorf("a guard was built (metrics registered: %v) despite the error", metricsAsked)
 			}
 		})
 	}

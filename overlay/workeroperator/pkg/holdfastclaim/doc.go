@@ -19,11 +19,17 @@ limitations under the License.
 // through the worker's own status updates of that Cluster. holdfast overlay,
 // laid into the worker-operator tree by holdfast's apply step from
 // overlay/workeroperator (patch 0005-keep-active-controller-claim); it draws on
-// controller-runtime's client only.
+// controller-runtime's client and, for whether the worker follows hub
+// failover, the carried hubfollow library.
 //
 // Why it exists: v1.6.4 writes its Cluster status with kubeslice/apis v0.4.0's
 // typed Cluster, which has no activeController field. A status Update replaces
 // the whole status, so every one of them erased the claim on the hub the
 // worker is connected to, and with the hubs disagreeing the worker then saw
 // only the other hub's stale claim and switched to the wrong hub.
+//
+// Only a worker that follows hub failover reads claims, so only its clients
+// keep them: without a secondary hub NewClient is client.New, and the worker
+// makes v1.6.4's requests (and, like v1.6.4, overwrites a claim it never
+// reads).
 package holdfastclaim

@@ -19,13 +19,17 @@ package holdfastclaim
 import (
 	"context"
 	"fmt"
+	"os"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/kubeslice/worker-operator/third_party/holdfast/hubfollow"
 )
 
 // clusterKind is the object whose status carries the claim.
@@ -35,12 +39,30 @@ var clusterKind = schema.GroupKind{Group: "controller.kubeslice.io", Kind: "Clus
 // worker never writes it, it only must not erase it.
 var claimPath = []string{"status", "activeController"}
 
-// NewClient is a client.NewClientFunc (manager.Options.NewClient): the
-// client client.New builds, except that a status Update of a
-// controller.kubeslice.io Cluster keeps status.activeController as the API
-// server holds it. Everything else, including every other object's status
-// Update, goes to client.New's client unchanged.
+// NewClient is a client.NewClientFunc (manager.Options.NewClient), used for
+// both hub clients. A worker that does not follow hub failover
+// (HUB_SECONDARY_HOST_ENDPOINT unset, or a secondary the follower turns off,
+// as hubfollow.Config.Enabled decides) gets client.New's client itself, so
+// it sends its hubs exactly v1.6.4's requests. A following worker gets
+// NewClaimKeepingClient's, which costs one uncached GET per status update of
+// its Cluster.
+//
+// The decision is the follower's own, read from the same environment, rather
+// than a flag main's glue sets: it cannot depend on which runs first.
 func NewClient(config *rest.Config, options client.Options) (client.Client, error) {
+	// Discard: the follower's glue already logs any invalid setting once.
+	if !hubfollow.ConfigFromEnv(os.LookupEnv, logr.Discard()).Enabled() {
+		return client.New(config, options)
+	}
+	return NewClaimKeepingClient(config, options)
+}
+
+// NewClaimKeepingClient is a client.NewClientFunc: the client client.New
+// builds, except that a status Update of a controller.kubeslice.io Cluster
+// keeps status.activeController as the API server holds it. Everything else,
+// including every other object's status Update, goes to client.New's client
+// unchanged.
+func NewClaimKeepingClient(config *rest.Config, options client.Options) (client.Client, error) {
 	c, err := client.New(config, options)
 	if err != nil {
 		return nil, err
