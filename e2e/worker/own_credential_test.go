@@ -15,7 +15,8 @@ import (
 // worker whose watches all re-list after an API server restart retries with
 // client-go's backoff (0.8s doubling), so three strikes come within a few
 // seconds of the restart; production's 5 in 5m would make a long test.
-var testGuard = guardSettings{Threshold: 3, Window: 20 * time.Second}
+// MinDuration short (default 1m) to keep the scenario short; its jitter adds up to half.
+var testGuard = guardSettings{Threshold: 3, Window: 20 * time.Second, MinDuration: 4 * time.Second}
 
 // guardStrikeSpacing is membercred's shortest time between two counted
 // 401s (pkg/membercred guardStrikeSpacing): one burst of rejected requests

@@ -20,9 +20,10 @@ type hubAccess struct {
 // value leaves the worker's defaults.
 type guardSettings struct {
 	// Action is OWN_CREDENTIAL_GUARD_ACTION as written, valid or not.
-	Action    string
-	Threshold int
-	Window    time.Duration
+	Action      string
+	Threshold   int
+	Window      time.Duration
+	MinDuration time.Duration
 }
 
 // workerSettings is the complete configuration of one worker-operator
@@ -75,6 +76,7 @@ const (
 	envGuardAction         = "OWN_CREDENTIAL_GUARD_ACTION"
 	envGuardThreshold      = "OWN_CREDENTIAL_GUARD_THRESHOLD"
 	envGuardWindow         = "OWN_CREDENTIAL_GUARD_WINDOW"
+	envGuardMinDuration    = "OWN_CREDENTIAL_GUARD_MIN_DURATION"
 )
 
 // env returns the process environment, sorted so a logged environment reads
@@ -113,6 +115,9 @@ func (s workerSettings) env() []string {
 	}
 	if s.Guard.Threshold > 0 {
 		vars[envGuardThreshold] = strconv.Itoa(s.Guard.Threshold)
+	}
+	if s.Guard.MinDuration > 0 {
+		vars[envGuardMinDuration] = s.Guard.MinDuration.String()
 	}
 	if s.Guard.Window > 0 {
 		vars[envGuardWindow] = s.Guard.Window.String()

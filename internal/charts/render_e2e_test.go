@@ -325,7 +325,7 @@ func TestWorkerOperatorRendersHubsGuardAndMetrics(t *testing.T) {
 		"HUB_HOST_ENDPOINT=https://hub-a.example.com:6443",
 		"ENABLE_WEBHOOKS=false",
 	}
-	guardDefaults := []string{"OWN_CREDENTIAL_GUARD_ACTION=exit", "OWN_CREDENTIAL_GUARD_THRESHOLD=5", "OWN_CREDENTIAL_GUARD_WINDOW=5m"}
+	guardDefaults := []string{"OWN_CREDENTIAL_GUARD_ACTION=exit", "OWN_CREDENTIAL_GUARD_THRESHOLD=5", "OWN_CREDENTIAL_GUARD_WINDOW=5m", "OWN_CREDENTIAL_GUARD_MIN_DURATION=1m"}
 	primaryVolume := corev1.Volume{Name: "hub-token", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
 		SecretName: "hub-primary-token", DefaultMode: ptr(int32(420))}}}
 	secondaryVolume := corev1.Volume{Name: "hub-secondary-token", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
@@ -371,7 +371,7 @@ func TestWorkerOperatorRendersHubsGuardAndMetrics(t *testing.T) {
 		{
 			name: "HA tuned, guard unhealthy, digest, ServiceMonitor, extra env",
 			args: []string{"--values", workerHA, "--values", `{"hub":{"resolveInterval":"30s","resolveTimeout":"3s","switchConfirmations":3},` +
-				`"ownCredentialGuard":{"action":"unhealthy","threshold":10,"window":"10m"},` +
+				`"ownCredentialGuard":{"action":"unhealthy","threshold":10,"window":"10m","minDuration":"30s"},` +
 				`"image":{"digest":"sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},` +
 				`"metrics":{"port":9090,"serviceMonitor":{"enabled":true}},"leaderElection":true,"replicaCount":2,` +
 				`"extraEnv":[{"name":"AVESHA_GW_SIDECAR_IMAGE","value":"example.com/gw-sidecar:1.0"}]}`},
@@ -379,7 +379,7 @@ func TestWorkerOperatorRendersHubsGuardAndMetrics(t *testing.T) {
 			env: append(slices.Clone(base),
 				"HUB_SECONDARY_HOST_ENDPOINT=https://hub-b.example.com:6443",
 				"HUB_RESOLVE_INTERVAL=30s", "HUB_RESOLVE_TIMEOUT=3s", "HUB_SWITCH_CONFIRMATIONS=3",
-				"OWN_CREDENTIAL_GUARD_ACTION=unhealthy", "OWN_CREDENTIAL_GUARD_THRESHOLD=10", "OWN_CREDENTIAL_GUARD_WINDOW=10m",
+				"OWN_CREDENTIAL_GUARD_ACTION=unhealthy", "OWN_CREDENTIAL_GUARD_THRESHOLD=10", "OWN_CREDENTIAL_GUARD_WINDOW=10m", "OWN_CREDENTIAL_GUARD_MIN_DURATION=30s",
 				"AVESHA_GW_SIDECAR_IMAGE=example.com/gw-sidecar:1.0"),
 			volumes: []corev1.Volume{primaryVolume, secondaryVolume},
 			mounts:  []corev1.VolumeMount{primaryMount, secondaryMount},

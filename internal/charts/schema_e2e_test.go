@@ -39,6 +39,7 @@ func TestWorkerOperatorRejectsBadValues(t *testing.T) {
 			want: "at '/hub/resolveInterval': '10' does not match pattern '^[1-9][0-9]*(ms|s|m|h)$'"},
 		{name: "zero duration", set: `{"hub":{"resolveTimeout":"0s"}}`, want: "at '/hub/resolveTimeout': '0s' does not match pattern"},
 		{name: "negative duration", set: `{"ownCredentialGuard":{"window":"-5m"}}`, want: "at '/ownCredentialGuard/window': '-5m' does not match pattern"},
+		{name: "min duration without a unit", set: `{"ownCredentialGuard":{"minDuration":"60"}}`, want: "at '/ownCredentialGuard/minDuration': '60' does not match pattern"},
 		{name: "duration as a number", set: `{"hub":{"resolveInterval":10}}`, want: "at '/hub/resolveInterval': got number, want string"},
 		{name: "no confirmations", set: `{"hub":{"switchConfirmations":0}}`, want: "at '/hub/switchConfirmations': minimum: got 0, want 1"},
 		{name: "confirmations as text", set: `{"hub":{"switchConfirmations":"2"}}`, want: "at '/hub/switchConfirmations': got string, want integer"},

@@ -52,6 +52,11 @@ const (
 	// holdfastEnvGuardWindow is the longest time those 401s may span, a
 	// positive Go duration (default membercred.DefaultGuardWindow).
 	holdfastEnvGuardWindow = "OWN_CREDENTIAL_GUARD_WINDOW"
+	// holdfastEnvGuardMinDuration is how long the credential must have been
+	// rejected before the guard trips (plus a per-process jitter of up to
+	// half of it), a positive Go duration (default
+	// membercred.DefaultGuardMinDuration).
+	holdfastEnvGuardMinDuration = "OWN_CREDENTIAL_GUARD_MIN_DURATION"
 
 	// holdfastGuardOff installs no guard: the worker behaves as v1.6.4 when
 	// its own credential is rejected.
@@ -142,7 +147,8 @@ func holdfastNewGuard(lookup func(string) (string, bool), log logr.Logger, metri
 	}
 	log.Info("Own-credential guard is on", "action", holdfastSetting(opts.Action, membercred.DefaultGuardAction),
 		"threshold", holdfastSetting(opts.Threshold, membercred.DefaultGuardThreshold),
-		"window", holdfastSetting(opts.Window, membercred.DefaultGuardWindow))
+		"window", holdfastSetting(opts.Window, membercred.DefaultGuardWindow),
+		"minDuration", holdfastSetting(opts.MinDuration, membercred.DefaultGuardMinDuration))
 	action := opts.Action
 	if action == "" {
 		action = membercred.DefaultGuardAction
@@ -202,6 +208,14 @@ func holdfastGuardOptionsFromEnv(lookup func(string) (string, bool)) (opts membe
 			invalid(holdfastEnvGuardWindow, raw, "a positive Go duration such as 5m")
 		} else {
 			opts.Window = d
+		}
+	}
+	if raw, ok := lookup(holdfastEnvGuardMinDuration); ok && raw != "" {
+		d, perr := time.ParseDuration(raw)
+		if perr != nil || d <= 0 {
+			invalid(holdfastEnvGuardMinDuration, raw, "a positive Go duration such as 1m")
+		} else {
+			opts.MinDuration = d
 		}
 	}
 	if len(problems) > 0 {

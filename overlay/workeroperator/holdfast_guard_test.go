@@ -125,6 +125,8 @@ func TestGuardRejectsUnknownSettings(t *testing.T) {
 			want: []string{`OWN_CREDENTIAL_GUARD_WINDOW="0s"`, "want a positive Go duration"}},
 		{name: "negative window", env: map[string]string{holdfastEnvGuardWindow: "-5m"},
 			want: []string{`OWN_CREDENTIAL_GUARD_WINDOW="-5m"`, "want a positive Go duration"}},
+		{name: "min duration without a unit", env: map[string]string{holdfastEnvGuardMinDuration: "60"},
+			want: []string{`OWN_CREDENTIAL_GUARD_MIN_DURATION="60"`, "want a positive Go duration"}},
 		{name: "off does not excuse a bad threshold", env: map[string]string{holdfastEnvGuardAction: "off", holdfastEnvGuardThreshold: "x"},
 			want: []string{`OWN_CREDENTIAL_GUARD_THRESHOLD="x"`}},
 		{name: "every value wrong: all named in one line", env: map[string]string{

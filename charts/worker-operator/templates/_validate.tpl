@@ -26,7 +26,8 @@ and cannot compare two values). Each message names the value to change.
   "HUB_SWITCH_CONFIRMATIONS" "hub.switchConfirmations"
   "OWN_CREDENTIAL_GUARD_ACTION" "ownCredentialGuard.action"
   "OWN_CREDENTIAL_GUARD_THRESHOLD" "ownCredentialGuard.threshold"
-  "OWN_CREDENTIAL_GUARD_WINDOW" "ownCredentialGuard.window" -}}
+  "OWN_CREDENTIAL_GUARD_WINDOW" "ownCredentialGuard.window"
+  "OWN_CREDENTIAL_GUARD_MIN_DURATION" "ownCredentialGuard.minDuration" -}}
 {{- range $env := .Values.extraEnv -}}
 {{- $name := toString $env.name -}}
 {{- with get $fromValue $name -}}
