@@ -235,7 +235,7 @@ func (r *recordingReadyz) AddReadyzCheck(name string, check healthz.Checker) err
 // accepted again, while a hub's 401s, on a config built from the hub
 // connection as main builds every hub client, never touch the guard.
 func TestUnhealthyGuardFailsReadyzOnTheWorkerCredentialOnly(t *testing.T) {
-	env := map[string]string{holdfastEnvGuardAction: "unhealthy", holdfastEnvGuardThreshold: "1"}
+	env := map[string]string{holdfastEnvGuardAction: "unhealthy", holdfastEnvGuardThreshold: "1", holdfastEnvGuardMinDuration: "100ms"}
 	g, err := holdfastNewGuard(lookupIn(env), logr.Discard(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -271,6 +271,12 @@ func TestUnhealthyGuardFailsReadyzOnTheWorkerCredentialOnly(t *testing.T) {
 	if err := g.install(cfg); err != nil {
 		t.Fatal(err)
 	}
+	if err := getNamespace(cfg); err == nil {
+		t.Fatal("the worker API accepted a rejected token")
+	}
+	// The rejection must also have lasted MinDuration; the guard counts
+	// 401s at most once a second. Not a speed assertion.
+	time.Sleep(1100 * time.Millisecond)
 	if err := getNamespace(cfg); err == nil {
 		t.Fatal("the worker API accepted a rejected token")
 	}
