@@ -1,8 +1,10 @@
 package karmada
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // Log patterns the report quotes as evidence.
@@ -24,6 +26,12 @@ var (
 	MemberTokenPickedUp = regexp.MustCompile(`Picked up a rotated member cluster token`)
 	// OwnCredentialExit is the own-credential guard's exit line.
 	OwnCredentialExit = regexp.MustCompile(`Own API server credential is permanently rejected, exiting`)
+	// NodeReflectorBackoff is the member node reflector waiting out its
+	// backoff before it tries again (client-go's reflector, klog -v=4 for
+	// a watch, -v=2 for a watch-list): one line per step of its
+	// exponential backoff (800ms doubling to 30s, each plus up to 100%
+	// jitter; reset only after 2 minutes without a step).
+	NodeReflectorBackoff = regexp.MustCompile(`(?i)"watch(-list)? failed - backing off".*type="\*v1\.Node"`)
 	// Unauthorized is any 401 a client-go component logs.
 	Unauthorized = regexp.MustCompile(`Unauthorized`)
 )
@@ -79,4 +87,47 @@ func plainest(preferred, fallback []string) []string {
 		return preferred
 	}
 	return fallback
+}
+
+// klogTime is the time of day in a klog header: "I1202 12:00:05.000000".
+var klogTime = regexp.MustCompile(`^[IWEF]\d{4} (\d{2}:\d{2}:\d{2}\.\d{6})`)
+
+// LineTime returns the time of day a klog line was logged, as an offset
+// from midnight.
+func LineTime(line string) (time.Duration, error) {
+	m := klogTime.FindStringSubmatch(line)
+	if m == nil {
+		return 0, fmt.Errorf("no klog header in %q", Redact(line))
+	}
+	t, err := time.Parse("15:04:05.000000", m[1])
+	if err != nil {
+		return 0, err
+	}
+	return time.Duration(t.Hour())*time.Hour + time.Duration(t.Minute())*time.Minute +
+		time.Duration(t.Second())*time.Second + time.Duration(t.Nanosecond()), nil
+}
+
+// Gaps returns the time between consecutive klog lines (lines without a
+// header are skipped; a gap across midnight is counted forward). For
+// reflector backoff lines, each gap is one backoff step: the refused
+// attempt that follows fails at once.
+func Gaps(lines []string) []time.Duration {
+	var out []time.Duration
+	var prev time.Duration
+	have := false
+	for _, line := range lines {
+		t, err := LineTime(line)
+		if err != nil {
+			continue
+		}
+		if have {
+			d := t - prev
+			if d < 0 {
+				d += 24 * time.Hour
+			}
+			out = append(out, d)
+		}
+		prev, have = t, true
+	}
+	return out
 }

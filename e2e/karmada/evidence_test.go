@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const sampleLog = `I1202 12:00:00.000000       1 controllermanager.go:100] "Starting"
@@ -99,5 +100,30 @@ func TestRedact(t *testing.T) {
 		if got := Redact(tt.in); got != tt.want {
 			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestNodeReflectorBackoffGaps(t *testing.T) {
+	log := `I1202 23:59:59.500000       1 reflector.go:556] "Watch failed - backing off" reflector="x" type="*v1.Node" err="dial tcp 127.0.0.1:1: connect: connection refused"
+I1202 23:59:59.600000       1 reflector.go:556] "Watch failed - backing off" reflector="x" type="*v1.Pod" err="connection refused"
+I1203 00:00:00.400000       1 reflector.go:556] "Watch failed - backing off" reflector="x" type="*v1.Node" err="connection refused"
+I1203 00:00:02.000000       1 reflector.go:725] "watch-list failed - backing off" reflector="x" type="*v1.Node" err="connection refused"
+`
+	lines := Lines(log, 0, NodeReflectorBackoff)
+	if len(lines) != 3 {
+		t.Fatalf("NodeReflectorBackoff matched %d lines, want the 3 of *v1.Node: %q", len(lines), lines)
+	}
+	gaps := Gaps(append(lines, "not a klog line"))
+	want := []time.Duration{900 * time.Millisecond, 1600 * time.Millisecond}
+	if len(gaps) != len(want) {
+		t.Fatalf("Gaps = %v, want %v", gaps, want)
+	}
+	for i := range want {
+		if gaps[i] != want[i] {
+			t.Errorf("gap %d = %v, want %v (across midnight counted forward)", i, gaps[i], want[i])
+		}
+	}
+	if _, err := LineTime("no header"); err == nil {
+		t.Error("LineTime(no header) succeeded")
 	}
 }
