@@ -26,12 +26,20 @@ var (
 	MemberTokenPickedUp = regexp.MustCompile(`Picked up a rotated member cluster token`)
 	// OwnCredentialExit is the own-credential guard's exit line.
 	OwnCredentialExit = regexp.MustCompile(`Own API server credential is permanently rejected, exiting`)
-	// NodeReflectorBackoff is the member node reflector waiting out its
-	// backoff before it tries again (client-go's reflector, klog -v=4 for
-	// a watch, -v=2 for a watch-list): one line per step of its
-	// exponential backoff (800ms doubling to 30s, each plus up to 100%
-	// jitter; reset only after 2 minutes without a step).
-	NodeReflectorBackoff = regexp.MustCompile(`(?i)"watch(-list)? failed - backing off".*type="\*v1\.Node"`)
+	// NodeReflectorStep is a line of the member node reflector (client-go's
+	// reflector; -v=3 and -v=4 lines, see reflectorVerbosity) that either
+	// ends an attempt, after which it waits one step of its exponential
+	// backoff (800ms doubling to 30s, each plus up to 100% jitter, reset
+	// only after 2 minutes without a step), or starts a new list and
+	// watch. "Watch closed" is a watch the server ended with 410 Gone
+	// (what a restarted kube-apiserver answers an old resource version).
+	NodeReflectorStep = regexp.MustCompile(`"(Watch closed|Failed to watch|Watch failed - backing off|watch-list failed - backing off|Listing and watching)".*type="\*v1\.Node"`)
+	// ReflectorRelist is the line that starts a new list and watch.
+	ReflectorRelist = regexp.MustCompile(`"Listing and watching"`)
+	// ClusterClientFailed is the cluster-status controller failing to build
+	// a member client, as it does every status period while the Secret is
+	// missing (Karmada's BuildClusterConfig reads the Secret first).
+	ClusterClientFailed = regexp.MustCompile(`Failed to create a ClusterClient for the given member cluster`)
 	// Unauthorized is any 401 a client-go component logs.
 	Unauthorized = regexp.MustCompile(`Unauthorized`)
 )
@@ -107,27 +115,27 @@ func LineTime(line string) (time.Duration, error) {
 		time.Duration(t.Second())*time.Second + time.Duration(t.Nanosecond()), nil
 }
 
-// Gaps returns the time between consecutive klog lines (lines without a
-// header are skipped; a gap across midnight is counted forward). For
-// reflector backoff lines, each gap is one backoff step: the refused
-// attempt that follows fails at once.
-func Gaps(lines []string) []time.Duration {
+// BackoffWaits returns, for each line of steps (NodeReflectorStep lines in
+// order) that ends an attempt, the time until the next line: the backoff
+// step the reflector waited before its next attempt. The last line has no
+// next one; lines without a klog header are skipped; a wait across
+// midnight is counted forward.
+func BackoffWaits(steps []string) []time.Duration {
 	var out []time.Duration
-	var prev time.Duration
-	have := false
-	for _, line := range lines {
-		t, err := LineTime(line)
-		if err != nil {
+	for i := 0; i+1 < len(steps); i++ {
+		if ReflectorRelist.MatchString(steps[i]) {
 			continue
 		}
-		if have {
-			d := t - prev
-			if d < 0 {
-				d += 24 * time.Hour
-			}
-			out = append(out, d)
+		from, err1 := LineTime(steps[i])
+		to, err2 := LineTime(steps[i+1])
+		if err1 != nil || err2 != nil {
+			continue
 		}
-		prev, have = t, true
+		d := to - from
+		if d < 0 {
+			d += 24 * time.Hour
+		}
+		out = append(out, d)
 	}
 	return out
 }

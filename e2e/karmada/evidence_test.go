@@ -103,24 +103,27 @@ func TestRedact(t *testing.T) {
 	}
 }
 
-func TestNodeReflectorBackoffGaps(t *testing.T) {
-	log := `I1202 23:59:59.500000       1 reflector.go:556] "Watch failed - backing off" reflector="x" type="*v1.Node" err="dial tcp 127.0.0.1:1: connect: connection refused"
-I1202 23:59:59.600000       1 reflector.go:556] "Watch failed - backing off" reflector="x" type="*v1.Pod" err="connection refused"
-I1203 00:00:00.400000       1 reflector.go:556] "Watch failed - backing off" reflector="x" type="*v1.Node" err="connection refused"
-I1203 00:00:02.000000       1 reflector.go:725] "watch-list failed - backing off" reflector="x" type="*v1.Node" err="connection refused"
+func TestNodeReflectorBackoffWaits(t *testing.T) {
+	log := `I1202 23:59:58.500000       1 reflector.go:991] "Watch close" reflector="x" type="*v1.Node" totalItems=0
+I1202 23:59:59.500000       1 reflector.go:565] "Watch closed" reflector="x" type="*v1.Node" err="too old resource version: 202 (206)"
+I1202 23:59:59.600000       1 reflector.go:565] "Watch closed" reflector="x" type="*v1.Pod" err="too old resource version: 202 (206)"
+I1203 00:00:00.400000       1 reflector.go:411] "Listing and watching" type="*v1.Node" reflector="x"
+I1203 00:00:01.000000       1 reflector.go:556] "Watch failed - backing off" reflector="x" type="*v1.Node" err="dial tcp 127.0.0.1:1: connect: connection refused"
+I1203 00:00:02.600000       1 reflector.go:725] "watch-list failed - backing off" reflector="x" type="*v1.Node" err="connection refused"
 `
-	lines := Lines(log, 0, NodeReflectorBackoff)
-	if len(lines) != 3 {
-		t.Fatalf("NodeReflectorBackoff matched %d lines, want the 3 of *v1.Node: %q", len(lines), lines)
+	steps := Lines(log, 0, NodeReflectorStep)
+	if len(steps) != 4 {
+		t.Fatalf("NodeReflectorStep matched %d lines, want the 4 step lines of *v1.Node: %q", len(steps), steps)
 	}
-	gaps := Gaps(append(lines, "not a klog line"))
+	got := BackoffWaits(append(steps, "not a klog line"))
+	// The relist starts no wait; the last failure has no next line.
 	want := []time.Duration{900 * time.Millisecond, 1600 * time.Millisecond}
-	if len(gaps) != len(want) {
-		t.Fatalf("Gaps = %v, want %v", gaps, want)
+	if len(got) != len(want) {
+		t.Fatalf("BackoffWaits = %v, want %v", got, want)
 	}
 	for i := range want {
-		if gaps[i] != want[i] {
-			t.Errorf("gap %d = %v, want %v (across midnight counted forward)", i, gaps[i], want[i])
+		if got[i] != want[i] {
+			t.Errorf("wait %d = %v, want %v (across midnight counted forward)", i, got[i], want[i])
 		}
 	}
 	if _, err := LineTime("no header"); err == nil {

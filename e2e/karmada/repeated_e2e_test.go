@@ -158,13 +158,15 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 		}
 		delta := after.MemberCredential(name).Sub(before.MemberCredential(name))
 		log := cm.Log()
-		backoffs := Lines(log, mark, NodeReflectorBackoff)
+		steps := Lines(log, mark, NodeReflectorStep)
+		waits := BackoffWaits(steps)
 		refused := Lines(log, mark, NodeInformerUnauthorized)
 		pickedUp := Lines(log, mark, MemberTokenPickedUp)
-		s.notef("round %d (%s): restart-to-recovered %s; membercred during the round: %s; node reflector: %d backoff steps, waits %s, %d refused with 401; %q lines: %d",
-			round, kind, recovered.Round(100*time.Millisecond), delta, len(backoffs), formatGaps(Gaps(backoffs)), len(refused), MemberTokenPickedUp, len(pickedUp))
-		if len(backoffs) > 0 {
-			s.notef("round %d evidence: %s", round, backoffs[len(backoffs)-1])
+		noClient := Lines(log, mark, ClusterClientFailed)
+		s.notef("round %d (%s): restart-to-recovered %s; membercred during the round: %s; node reflector: %d backoff steps, waits %s, %d refused with 401; %q lines: %d; status syncs without a member client: %d",
+			round, kind, recovered.Round(100*time.Millisecond), delta, len(waits), formatGaps(waits), len(refused), MemberTokenPickedUp, len(pickedUp), len(noClient))
+		for _, line := range steps {
+			s.notef("round %d evidence: %s", round, line)
 		}
 		if st.ReadySince != baseline.ReadySince {
 			s.errorf("round %d: the Ready condition changed: %s (baseline %s)", round, st, baseline)
