@@ -32,8 +32,9 @@ var (
 	// backoff (800ms doubling to 30s, each plus up to 100% jitter, reset
 	// only after 2 minutes without a step), or starts a new list and
 	// watch. "Watch closed" is a watch the server ended with 410 Gone
-	// (what a restarted kube-apiserver answers an old resource version).
-	NodeReflectorStep = regexp.MustCompile(`"(Watch closed|Failed to watch|Watch failed - backing off|watch-list failed - backing off|Listing and watching)".*type="\*v1\.Node"`)
+	// (what a restarted kube-apiserver answers an old resource version);
+	// "Warning: watch ended with error" any other error event.
+	NodeReflectorStep = regexp.MustCompile(`"(Watch closed|Failed to watch|Warning: watch ended with error|Watch failed - backing off|watch-list failed - backing off|Listing and watching)".*type="\*v1\.Node"`)
 	// ReflectorRelist is the line that starts a new list and watch.
 	ReflectorRelist = regexp.MustCompile(`"Listing and watching"`)
 	// ClusterClientFailed is the cluster-status controller failing to build

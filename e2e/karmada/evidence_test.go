@@ -110,14 +110,15 @@ I1202 23:59:59.600000       1 reflector.go:565] "Watch closed" reflector="x" typ
 I1203 00:00:00.400000       1 reflector.go:411] "Listing and watching" type="*v1.Node" reflector="x"
 I1203 00:00:01.000000       1 reflector.go:556] "Watch failed - backing off" reflector="x" type="*v1.Node" err="dial tcp 127.0.0.1:1: connect: connection refused"
 I1203 00:00:02.600000       1 reflector.go:725] "watch-list failed - backing off" reflector="x" type="*v1.Node" err="connection refused"
+I1203 00:00:03.000000       1 reflector.go:582] "Warning: watch ended with error" reflector="x" type="*v1.Node" err="very short watch"
 `
 	steps := Lines(log, 0, NodeReflectorStep)
-	if len(steps) != 4 {
-		t.Fatalf("NodeReflectorStep matched %d lines, want the 4 step lines of *v1.Node: %q", len(steps), steps)
+	if len(steps) != 5 {
+		t.Fatalf("NodeReflectorStep matched %d lines, want the 5 step lines of *v1.Node: %q", len(steps), steps)
 	}
 	got := BackoffWaits(append(steps, "not a klog line"))
 	// The relist starts no wait; the last failure has no next line.
-	want := []time.Duration{900 * time.Millisecond, 1600 * time.Millisecond}
+	want := []time.Duration{900 * time.Millisecond, 1600 * time.Millisecond, 400 * time.Millisecond}
 	if len(got) != len(want) {
 		t.Fatalf("BackoffWaits = %v, want %v", got, want)
 	}
