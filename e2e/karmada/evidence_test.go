@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 const sampleLog = `I1202 12:00:00.000000       1 controllermanager.go:100] "Starting"
@@ -99,5 +100,34 @@ func TestRedact(t *testing.T) {
 		if got := Redact(tt.in); got != tt.want {
 			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestNodeReflectorBackoffWaits(t *testing.T) {
+	log := `I1202 23:59:58.500000       1 reflector.go:991] "Watch close" reflector="x" type="*v1.Node" totalItems=0
+I1202 23:59:59.500000       1 reflector.go:565] "Watch closed" reflector="x" type="*v1.Node" err="too old resource version: 202 (206)"
+I1202 23:59:59.600000       1 reflector.go:565] "Watch closed" reflector="x" type="*v1.Pod" err="too old resource version: 202 (206)"
+I1203 00:00:00.400000       1 reflector.go:411] "Listing and watching" type="*v1.Node" reflector="x"
+I1203 00:00:01.000000       1 reflector.go:556] "Watch failed - backing off" reflector="x" type="*v1.Node" err="dial tcp 127.0.0.1:1: connect: connection refused"
+I1203 00:00:02.600000       1 reflector.go:725] "watch-list failed - backing off" reflector="x" type="*v1.Node" err="connection refused"
+I1203 00:00:03.000000       1 reflector.go:582] "Warning: watch ended with error" reflector="x" type="*v1.Node" err="very short watch"
+`
+	steps := Lines(log, 0, NodeReflectorStep)
+	if len(steps) != 5 {
+		t.Fatalf("NodeReflectorStep matched %d lines, want the 5 step lines of *v1.Node: %q", len(steps), steps)
+	}
+	got := BackoffWaits(append(steps, "not a klog line"))
+	// The relist starts no wait; the last failure has no next line.
+	want := []time.Duration{900 * time.Millisecond, 1600 * time.Millisecond, 400 * time.Millisecond}
+	if len(got) != len(want) {
+		t.Fatalf("BackoffWaits = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("wait %d = %v, want %v (across midnight counted forward)", i, got[i], want[i])
+		}
+	}
+	if _, err := LineTime("no header"); err == nil {
+		t.Error("LineTime(no header) succeeded")
 	}
 }

@@ -34,19 +34,14 @@ func testLateSecret(t *testing.T, e *env) {
 	if err := e.member.RevokeServiceAccount(ctx, memberNamespace, j.initialSA); err != nil {
 		s.fatalf("revoking the token in the Secret (ServiceAccount %s/%s): %v", memberNamespace, j.initialSA, err)
 	}
-	// From before the kill: the restart's 401s may come while Restart
-	// still waits for /readyz (see testRotation).
+	// From before the kill (see restartMemberAndCreateNode).
 	mark := len(cm.Log())
-	killed := time.Now()
-	if err := e.member.Restart(ctx); err != nil {
-		s.fatalf("restarting the member: %v", err)
-	}
-	restarted := time.Now()
-	s.timing("member-restart", restarted.Sub(killed))
-	want, err := e.createNode(ctx, name+"-after")
+	r, err := e.restartMemberAndCreateNode(ctx, name+"-after")
 	if err != nil {
 		s.fatalf("%v", err)
 	}
+	killed, restarted, want := r.killed, r.restarted, r.nodes
+	s.timing("member-restart", restarted.Sub(killed))
 
 	// The condition for the Secret's update: the node informer, the
 	// long-lived path, has met the member's 401 after the restart and got

@@ -21,6 +21,10 @@ const (
 	MemberUnauthorizedRecovered = "holdfast_member_credential_unauthorized_recovered_total"
 	// MemberUnauthorized counts every member 401.
 	MemberUnauthorized = "holdfast_member_credential_unauthorized_total"
+	// MemberRefreshes counts reads of the Secret that yielded a token, and
+	// MemberRefreshFailures (per reason) those that did not.
+	MemberRefreshes       = "holdfast_member_credential_refreshes_total"
+	MemberRefreshFailures = "holdfast_member_credential_refresh_failures_total"
 	// OwnGuardTripped counts the own-credential guard's actions.
 	OwnGuardTripped = "holdfast_own_credential_guard_tripped_total"
 )
@@ -96,4 +100,40 @@ func hasLabels(metric *dto.Metric, match map[string]string) bool {
 		}
 	}
 	return found == len(match)
+}
+
+// MemberCredential is one member cluster's membercred counters at one
+// scrape; Sub gives what happened between two.
+type MemberCredential struct {
+	Unauthorized, Recovered, Persisted, Refreshes, RefreshFailures float64
+}
+
+// MemberCredential reads cluster's counters (all reasons of the failures
+// summed). A binary without membercred reads as all zero.
+func (m Metrics) MemberCredential(cluster string) MemberCredential {
+	match := map[string]string{"cluster": cluster}
+	return MemberCredential{
+		Unauthorized:    m.Sum(MemberUnauthorized, match),
+		Recovered:       m.Sum(MemberUnauthorizedRecovered, match),
+		Persisted:       m.Sum(MemberUnauthorizedPersisted, match),
+		Refreshes:       m.Sum(MemberRefreshes, match),
+		RefreshFailures: m.Sum(MemberRefreshFailures, match),
+	}
+}
+
+// Sub returns c minus before.
+func (c MemberCredential) Sub(before MemberCredential) MemberCredential {
+	return MemberCredential{
+		Unauthorized:    c.Unauthorized - before.Unauthorized,
+		Recovered:       c.Recovered - before.Recovered,
+		Persisted:       c.Persisted - before.Persisted,
+		Refreshes:       c.Refreshes - before.Refreshes,
+		RefreshFailures: c.RefreshFailures - before.RefreshFailures,
+	}
+}
+
+// String names the counters as the report quotes them.
+func (c MemberCredential) String() string {
+	return fmt.Sprintf("unauthorized %v, recovered %v, persisted %v, refreshes %v, refresh failures %v",
+		c.Unauthorized, c.Recovered, c.Persisted, c.Refreshes, c.RefreshFailures)
 }

@@ -72,3 +72,24 @@ func TestScrapeMetrics(t *testing.T) {
 		t.Errorf("ScrapeMetrics(/nope) error = %v, want the 404 named", err)
 	}
 }
+
+func TestMemberCredential(t *testing.T) {
+	m, err := ParseMetrics(strings.NewReader(exposition))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.MemberCredential("member1")
+	want := MemberCredential{Unauthorized: 3, RefreshFailures: 3}
+	if got != want {
+		t.Errorf("MemberCredential(member1) = %+v, want %+v", got, want)
+	}
+	if d := got.Sub(MemberCredential{Unauthorized: 1, RefreshFailures: 3}); d != (MemberCredential{Unauthorized: 2}) {
+		t.Errorf("Sub = %+v, want only unauthorized 2", d)
+	}
+	if s := got.String(); !strings.Contains(s, "unauthorized 3") || !strings.Contains(s, "refresh failures 3") {
+		t.Errorf("String() = %q", s)
+	}
+	if z := Metrics(nil).MemberCredential("member1"); z != (MemberCredential{}) {
+		t.Errorf("a binary without membercred = %+v, want zero", z)
+	}
+}

@@ -115,3 +115,34 @@ func (e *env) baseline(ctx context.Context, name string) (ClusterStatus, error) 
 	}
 	return e.waitCollected(ctx, name, want, collectTimeout)
 }
+
+// memberRestart is one kill and restart of the member's kube-apiserver
+// followed by a new Node: what every scenario's long-lived path is
+// measured against.
+type memberRestart struct {
+	// killed is when kube-apiserver was SIGKILLed, restarted when it
+	// served again (/readyz).
+	killed, restarted time.Time
+	// nodes is how many Nodes the member has with the new one: the
+	// nodeSummary.totalNum of a Cluster whose node informer works.
+	nodes int64
+}
+
+// restartMemberAndCreateNode SIGKILLs and restarts the member, so that every
+// watch of every controller-manager has to reconnect, then creates Node
+// node. Callers take their log marks before: kube-apiserver authenticates,
+// and refuses, requests before its /readyz passes, so what the restart sets
+// off may be logged while Restart still waits.
+func (e *env) restartMemberAndCreateNode(ctx context.Context, node string) (memberRestart, error) {
+	r := memberRestart{killed: time.Now()}
+	if err := e.member.Restart(ctx); err != nil {
+		return r, fmt.Errorf("restarting the member: %w", err)
+	}
+	r.restarted = time.Now()
+	n, err := e.createNode(ctx, node)
+	if err != nil {
+		return r, err
+	}
+	r.nodes = n
+	return r, nil
+}

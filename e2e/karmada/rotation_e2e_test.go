@@ -61,20 +61,14 @@ func testRotation(t *testing.T, e *env, b Build) {
 	}
 	s.notef("rotated: Secret %s/%s holds a token of ServiceAccount %s, then %s (the old token's) was deleted and recreated", ClusterSecretNamespace, name, j.rotatedSA, j.initialSA)
 
-	// kube-apiserver authenticates, and refuses, requests before its
-	// /readyz passes, so what the restart sets off may be logged while
-	// Restart still waits: count from before the kill.
+	// From before the kill (see restartMemberAndCreateNode).
 	restartMark := len(cm.Log())
-	killed := time.Now()
-	if err := e.member.Restart(ctx); err != nil {
-		s.fatalf("restarting the member: %v", err)
-	}
-	restarted := time.Now()
-	s.timing("member-restart", restarted.Sub(killed))
-	want, err := e.createNode(ctx, name+"-after")
+	r, err := e.restartMemberAndCreateNode(ctx, name+"-after")
 	if err != nil {
 		s.fatalf("%v", err)
 	}
+	killed, restarted, want := r.killed, r.restarted, r.nodes
+	s.timing("member-restart", restarted.Sub(killed))
 	// What the controller-manager logs from here on, it logs with the
 	// Node in place.
 	nodeMark := len(cm.Log())

@@ -44,6 +44,22 @@ func TestKarmadaRotation(t *testing.T) {
 	t.Run("rotation/pristine", func(t *testing.T) { testRotation(t, e, Pristine) })
 	t.Run("rotation/patched", func(t *testing.T) { testRotation(t, e, Patched) })
 	t.Run("late-secret/patched", func(t *testing.T) { testLateSecret(t, e) })
+	// Issue 16: three rotations in a row on the patched binary, and the
+	// same restarts without rotation on the pristine one as the control.
+	t.Run("repeated-rotation/patched", func(t *testing.T) {
+		testRepeated(t, e, "repeated-rotation", Patched, repeatedRotationRounds)
+	})
+	t.Run("repeated-restart/pristine", func(t *testing.T) {
+		testRepeated(t, e, "repeated-restart", Pristine, repeatedRestartRounds)
+	})
+	// The patched binary's restart-only control is opt-in: it shows the
+	// same as the pristine one and would add two minutes to every run.
+	t.Run("repeated-restart/patched", func(t *testing.T) {
+		if os.Getenv(ControlsEnv) == "" {
+			t.Skipf("set %s=1 to run the patched restart-only control", ControlsEnv)
+		}
+		testRepeated(t, e, "repeated-restart", Patched, repeatedRestartRounds)
+	})
 	// Last: it restarts the Karmada host with both controller-managers'
 	// own credentials revoked.
 	t.Run("own-credential", func(t *testing.T) { testOwnCredential(t, e) })

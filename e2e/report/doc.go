@@ -12,5 +12,7 @@
 // A scenario's Result is what the binary showed and Expected what the suite
 // requires of it. A pristine binary is expected to be red ("red-as-expected"):
 // if it passes, the suite no longer reproduces the bug and proves nothing
-// about the patch, so that row counts as unmet like any failure.
+// about the patch, so that row counts as unmet like any failure. A control
+// row expects a pristine binary to pass: it measures upstream's own
+// behaviour, against which a patched row is compared.
 package report

@@ -24,7 +24,7 @@ func ExampleReport_Markdown() {
 	//
 	// All 2 scenarios showed the expected result.
 	//
-	// A pristine (unpatched upstream) binary is expected to be red: that shows the scenario detects the bug the patch fixes.
+	// A pristine (unpatched upstream) binary is expected to be red: that shows the scenario detects the bug the patch fixes. A pristine row expected to pass is a control: it shows upstream's own behaviour.
 	//
 	// ## karmada-rotation
 	//

@@ -24,7 +24,7 @@ func (r Report) Markdown() []byte {
 	if r.HoldfastCommit != "" {
 		fmt.Fprintf(&b, "\nRun at holdfast commit %s (%s checkout).\n", r.HoldfastCommit, r.HoldfastTreeState)
 	}
-	b.WriteString("\nA pristine (unpatched upstream) binary is expected to be red: that shows the scenario detects the bug the patch fixes.\n")
+	b.WriteString("\nA pristine (unpatched upstream) binary is expected to be red: that shows the scenario detects the bug the patch fixes. A pristine row expected to pass is a control: it shows upstream's own behaviour.\n")
 
 	for _, s := range r.Suites {
 		fmt.Fprintf(&b, "\n## %s\n\n", cell(s.Suite))

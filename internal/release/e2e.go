@@ -58,7 +58,7 @@ func readE2E(o Options) (string, error) {
 // the full report with its evidence is reports/e2e.md.
 func summary(r report.Report) string {
 	var b strings.Builder
-	b.WriteString("Every scenario ended as expected (pristine builds red, patched green). Evidence, timings and stand-ins: `reports/e2e.md`.\n\n")
+	b.WriteString("Every scenario ended as expected (pristine builds red, patched green, pristine controls green). Evidence, timings and stand-ins: `reports/e2e.md`.\n\n")
 	b.WriteString("| suite | scenario | binary | result |\n|---|---|---|---|\n")
 	for _, s := range r.Suites {
 		for _, sc := range s.Scenarios {
