@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/holdfast-dist/holdfast/e2e/tools"
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/charts"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // runCharts packages the Helm charts of the default pins (`charts build`)
@@ -29,7 +29,7 @@ func runCharts(ctx context.Context, e *env, args []string) error {
 func runChartsBuild(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("charts build")
 	out := fs.String("out", "", "folder for the chart archives, replaced whole (default: <root>/"+charts.DefaultOut+")")
-	helmPath := fs.String("helm", "", "helm binary (default: helm "+tools.Helm.Version+", built once into <root>/"+tools.CacheDir+")")
+	helmPath := fs.String("helm", "", "helm binary (default: helm "+toolcache.Helm.Version+", built once into <root>/"+toolcache.CacheDir+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func runChartsPush(ctx context.Context, e *env, args []string) error {
 	registry := fs.String("registry", "", "OCI repository prefix, e.g. oci://ghcr.io/holdfast-dist/charts (required)")
 	plainHTTP := fs.Bool("plain-http", false, "talk plain HTTP to the registry (a local test registry)")
 	out := fs.String("out", "", "folder holding the chart archives (default: <root>/"+charts.DefaultOut+")")
-	helmPath := fs.String("helm", "", "helm binary (default: helm "+tools.Helm.Version+", built once into <root>/"+tools.CacheDir+")")
+	helmPath := fs.String("helm", "", "helm binary (default: helm "+toolcache.Helm.Version+", built once into <root>/"+toolcache.CacheDir+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func (e *env) helm(ctx context.Context, path string) (charts.Helm, error) {
 	if err != nil {
 		return charts.Helm{}, err
 	}
-	path, err = tools.Ensure(ctx, root, tools.Helm)
+	path, err = toolcache.Ensure(ctx, root, toolcache.Helm)
 	if err != nil {
 		return charts.Helm{}, err
 	}

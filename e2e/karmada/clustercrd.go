@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/holdfast-dist/holdfast/e2e/tools"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 const (
@@ -24,7 +24,7 @@ const (
 	// clusterCRDFile is the name controller-gen gives the Cluster CRD
 	// (<group>_<plural>.yaml).
 	clusterCRDFile = "cluster.karmada.io_clusters.yaml"
-	// crdCacheDir sits beside e2e/tools' cache: ignored by git and by
+	// crdCacheDir sits beside internal/toolcache's cache: ignored by git and by
 	// `go ... ./...`.
 	crdCacheDir = ".cache/crds"
 )
@@ -52,8 +52,8 @@ func ControllerGenVersion(tree string) (string, error) {
 
 // ControllerGen is controller-gen at version as an e2e tool, built through a
 // wrapper module like etcd and kube-apiserver and cached under .cache/tools.
-func ControllerGen(version string) tools.Tool {
-	return tools.Tool{
+func ControllerGen(version string) toolcache.Tool {
+	return toolcache.Tool{
 		Name:    "controller-gen",
 		Version: version,
 		GoMod: fmt.Sprintf(`module holdfast.local/controller-gen-build
@@ -83,7 +83,7 @@ func ClusterCRD(ctx context.Context, root string, target Target) (string, error)
 	if err != nil {
 		return "", err
 	}
-	controllerGen, err := tools.Ensure(ctx, root, ControllerGen(version))
+	controllerGen, err := toolcache.Ensure(ctx, root, ControllerGen(version))
 	if err != nil {
 		return "", err
 	}

@@ -14,8 +14,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/holdfast-dist/holdfast/e2e/controlplane"
-	"github.com/holdfast-dist/holdfast/e2e/internal/logtail"
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/logtail"
 )
 
 const (

@@ -19,9 +19,9 @@
 //     the patched binary exits through its guard, the pristine one keeps
 //     running blind.
 //
-// What it draws on: e2e/tools (cached etcd, kube-apiserver and, defined here,
+// What it draws on: internal/toolcache (cached etcd, kube-apiserver and, defined here,
 // controller-gen at the version the pinned Karmada tree's hack scripts use),
-// e2e/controlplane (clusters and processes), e2e/report (the suite's JSON),
+// internal/controlplane (clusters and processes), internal/e2ereport (the suite's JSON),
 // internal/pins (which Karmada version and binaries to test), and the pinned
 // Karmada tree under _output/trees for its CRDs and API types.
 //

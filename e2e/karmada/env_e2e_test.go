@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/holdfast-dist/holdfast/e2e/controlplane"
-	"github.com/holdfast-dist/holdfast/e2e/tools"
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // env is what every scenario shares: a Karmada host (a kube-apiserver with
@@ -24,7 +24,7 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := t.Context()
-	root, err := tools.Root()
+	root, err := toolcache.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,16 +65,16 @@ func newEnv(t *testing.T) *env {
 	recorder.SetVersion("controller-gen (Cluster CRD stand-in)", controllerGen)
 	e.standIn = fmt.Sprintf("stand-in: the Cluster API is a CRD generated from Karmada %s's types (controller-gen %s), not karmada-aggregated-apiserver", target.Version, controllerGen)
 
-	etcd, err := tools.Ensure(ctx, root, tools.Etcd)
+	etcd, err := toolcache.Ensure(ctx, root, toolcache.Etcd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	apiServer, err := tools.Ensure(ctx, root, tools.KubeAPIServer)
+	apiServer, err := toolcache.Ensure(ctx, root, toolcache.KubeAPIServer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recorder.SetVersion("etcd", tools.Etcd.Version)
-	recorder.SetVersion("kube-apiserver", tools.KubeAPIServer.Version)
+	recorder.SetVersion("etcd", toolcache.Etcd.Version)
+	recorder.SetVersion("kube-apiserver", toolcache.KubeAPIServer.Version)
 
 	e.host = controlplane.StartForTest(t, controlplane.Options{Name: "karmada-host", Etcd: etcd, KubeAPIServer: apiServer})
 	e.member = controlplane.StartForTest(t, controlplane.Options{Name: "member1", Etcd: etcd, KubeAPIServer: apiServer})

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 // testLateSecret revokes the member's token first and restarts the member,
@@ -18,7 +18,7 @@ import (
 // The patched binary must recover once the Secret holds it, without
 // exiting: its own-credential guard (default flags) ignores member 401s.
 func testLateSecret(t *testing.T, e *env) {
-	s := e.begin(t, "late-secret", Patched, report.Pass)
+	s := e.begin(t, "late-secret", Patched, e2ereport.Pass)
 	ctx := t.Context()
 	name := "late-secret"
 
@@ -71,7 +71,7 @@ func testLateSecret(t *testing.T, e *env) {
 	written := time.Now()
 	st, err := e.waitCollected(ctx, name, want, recoverTimeout)
 	if err != nil {
-		s.outcome(report.Fail, "did not recover after the Secret got the new token: %v", err)
+		s.outcome(e2ereport.Fail, "did not recover after the Secret got the new token: %v", err)
 		return
 	}
 	s.timing("secret-to-recovered", time.Since(written))
@@ -93,5 +93,5 @@ func testLateSecret(t *testing.T, e *env) {
 	}
 	s.notef("metrics: %s=%v %s=%v %s=%v", MemberUnauthorizedPersisted, m.Sum(MemberUnauthorizedPersisted, cluster),
 		MemberUnauthorizedRecovered, m.Sum(MemberUnauthorizedRecovered, cluster), OwnGuardTripped, m.Sum(OwnGuardTripped, nil))
-	s.outcome(report.Pass, "GREEN: recovered once the Secret held the new token; the controller-manager kept running (own-credential guard at its defaults)")
+	s.outcome(e2ereport.Pass, "GREEN: recovered once the Secret held the new token; the controller-manager kept running (own-credential guard at its defaults)")
 }

@@ -10,7 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 const (
@@ -47,8 +47,8 @@ const (
 func testOwnCredential(t *testing.T, e *env) {
 	ctx := t.Context()
 	// Recorded last-in first-out: pristine first, as in the other rows.
-	patchedScenario := e.begin(t, "own-credential", Patched, report.Pass)
-	pristineScenario := e.begin(t, "own-credential", Pristine, report.RedAsExpected)
+	patchedScenario := e.begin(t, "own-credential", Patched, e2ereport.Pass)
+	pristineScenario := e.begin(t, "own-credential", Pristine, e2ereport.RedAsExpected)
 
 	pristine := e.startControllerManager(t, Pristine, "own-credential-pristine")
 	patched := e.startControllerManager(t, Patched, "own-credential-patched",
@@ -93,7 +93,7 @@ func ownCredentialPatched(ctx context.Context, s *scenario, cm *controllerManage
 	select {
 	case <-cm.Done():
 	case <-time.After(exitTimeout):
-		s.outcome(report.Fail, "still running %s after the host came back with its own token revoked", exitTimeout)
+		s.outcome(e2ereport.Fail, "still running %s after the host came back with its own token revoked", exitTimeout)
 		return exitTimeout
 	case <-ctx.Done():
 		s.fatalf("%v", ctx.Err())
@@ -102,17 +102,17 @@ func ownCredentialPatched(ctx context.Context, s *scenario, cm *controllerManage
 	s.timing("host-kill-to-exit", toExit)
 	lines := Lines(cm.Log(), 0, OwnCredentialExit)
 	if code := cm.ExitCode(); code != guardExitCode || len(lines) == 0 {
-		s.outcome(report.Fail, "exited with code %d and %d guard lines, want code %d and the guard's line", code, len(lines), guardExitCode)
+		s.outcome(e2ereport.Fail, "exited with code %d and %d guard lines, want code %d and the guard's line", code, len(lines), guardExitCode)
 		return toExit
 	}
 	// The first 401 comes after the kill, so an exit sooner than the
 	// minimum after the kill tripped on count alone.
 	if toExit < guardMinDuration {
-		s.outcome(report.Fail, "exited %s after the host was killed, before --own-credential-guard-min-duration=%s", toExit, guardMinDuration)
+		s.outcome(e2ereport.Fail, "exited %s after the host was killed, before --own-credential-guard-min-duration=%s", toExit, guardMinDuration)
 		return toExit
 	}
 	s.notef("evidence: %s", lines[0])
-	s.outcome(report.Pass, "GREEN: exited with code %d through the own-credential guard", guardExitCode)
+	s.outcome(e2ereport.Pass, "GREEN: exited with code %d through the own-credential guard", guardExitCode)
 	return toExit
 }
 
@@ -128,7 +128,7 @@ func ownCredentialPristine(ctx context.Context, s *scenario, cm *controllerManag
 		return cm.Exited() || (len(refusals) >= pristineRefusals && time.Since(killed) >= minWindow), nil
 	})
 	if cm.Exited() {
-		s.outcome(report.Pass, "the pristine binary exited (code %d) after its own token was revoked: the suite no longer reproduces the bug", cm.ExitCode())
+		s.outcome(e2ereport.Pass, "the pristine binary exited (code %d) after its own token was revoked: the suite no longer reproduces the bug", cm.ExitCode())
 		return
 	}
 	if err != nil {
@@ -136,6 +136,6 @@ func ownCredentialPristine(ctx context.Context, s *scenario, cm *controllerManag
 	}
 	s.timing("window", time.Since(killed))
 	s.notef("evidence: %s", plainest(Lines(cm.Log(), mark, ListUnauthorized), refusals)[0])
-	s.outcome(report.RedAsExpected, "RED: still running %s after the host was killed and restarted, having logged %d 401s on its own credential",
+	s.outcome(e2ereport.RedAsExpected, "RED: still running %s after the host was killed and restarted, having logged %d 401s on its own credential",
 		time.Since(killed).Round(100*time.Millisecond), len(Lines(cm.Log(), mark, Unauthorized)))
 }

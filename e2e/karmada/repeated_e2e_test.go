@@ -12,7 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 // roundKind is what one round of a repeated scenario does before it
@@ -88,7 +88,7 @@ var repeatedRestartRounds = []roundKind{restartOnly, restartOnly, restartOnly}
 // at klog's default verbosity. The recovery times are reported, not asserted: a
 // timing is not a test (see docs/e2e.md for what they show).
 func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []roundKind) {
-	s := e.begin(t, scenarioName, b, report.Pass)
+	s := e.begin(t, scenarioName, b, e2ereport.Pass)
 	ctx := t.Context()
 	name := scenarioName + "-" + string(b)
 	gap := defaultRoundGap
@@ -147,7 +147,7 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 		}
 		st, err := e.waitCollected(ctx, name, r.nodes, recoverTimeout)
 		if err != nil {
-			s.outcome(report.Fail, "round %d (%s): the long-lived path did not recover: %v", round, kind, err)
+			s.outcome(e2ereport.Fail, "round %d (%s): the long-lived path did not recover: %v", round, kind, err)
 			return
 		}
 		recovered := time.Since(r.restarted)
@@ -203,7 +203,7 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 	if cm.Exited() {
 		s.errorf("%s exited (code %d)", cm.Name(), cm.ExitCode())
 	}
-	s.outcome(report.Pass, "every round recovered; restart-to-recovered per round: %s", strings.Join(recoveries, ", "))
+	s.outcome(e2ereport.Pass, "every round recovered; restart-to-recovered per round: %s", strings.Join(recoveries, ", "))
 }
 
 // rotate moves the member's Secret from ServiceAccount from's token to a

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 const (
@@ -33,9 +33,9 @@ const (
 // Pristine: the informer keeps its frozen, revoked token and never sees the
 // Node (RED). Patched: it picks up the new token on the first 401 (GREEN).
 func testRotation(t *testing.T, e *env, b Build) {
-	expected := report.Pass
+	expected := e2ereport.Pass
 	if b == Pristine {
-		expected = report.RedAsExpected
+		expected = e2ereport.RedAsExpected
 	}
 	s := e.begin(t, "rotation", b, expected)
 	ctx := t.Context()
@@ -100,7 +100,7 @@ func testRotation(t *testing.T, e *env, b Build) {
 func rotationPatched(ctx context.Context, s *scenario, e *env, cm *controllerManager, name string, baseline ClusterStatus, want int64, mark int, killed, restarted time.Time) {
 	st, err := e.waitCollected(ctx, name, want, recoverTimeout)
 	if err != nil {
-		s.outcome(report.Fail, "long-lived path did not recover: %v", err)
+		s.outcome(e2ereport.Fail, "long-lived path did not recover: %v", err)
 		return
 	}
 	s.timing("member-kill-to-recovered", time.Since(killed))
@@ -125,7 +125,7 @@ func rotationPatched(ctx context.Context, s *scenario, e *env, cm *controllerMan
 			MemberUnauthorizedRecovered, m.Sum(MemberUnauthorizedRecovered, cluster),
 			MemberUnauthorizedPersisted, m.Sum(MemberUnauthorizedPersisted, cluster))
 	}
-	s.outcome(report.Pass, "GREEN: the Node created after the restart reached status.nodeSummary")
+	s.outcome(e2ereport.Pass, "GREEN: the Node created after the restart reached status.nodeSummary")
 }
 
 func rotationPristine(ctx context.Context, s *scenario, e *env, cm *controllerManager, name string, want int64, restartMark, nodeMark int) {
@@ -136,11 +136,11 @@ func rotationPristine(ctx context.Context, s *scenario, e *env, cm *controllerMa
 	}
 	s.timing("blind-window", time.Since(created))
 	if obs.sawNode {
-		s.outcome(report.Pass, "the pristine binary saw the Node created after the restart (%s): the suite no longer reproduces the bug", obs.last)
+		s.outcome(e2ereport.Pass, "the pristine binary saw the Node created after the restart (%s): the suite no longer reproduces the bug", obs.last)
 		return
 	}
 	s.notef("evidence: %s", plainest(Lines(cm.Log(), nodeMark, NodeListUnauthorized), []string{obs.refusal})[0])
-	s.outcome(report.RedAsExpected, "RED: status.nodeSummary.totalNum stayed %d while the member had %d Nodes; %d status periods after the node reflector was refused (401) with the Node in place, it was still missing (node reflector 401s since the restart: %d)",
+	s.outcome(e2ereport.RedAsExpected, "RED: status.nodeSummary.totalNum stayed %d while the member had %d Nodes; %d status periods after the node reflector was refused (401) with the Node in place, it was still missing (node reflector 401s since the restart: %d)",
 		obs.last.Nodes, want, blindSettlePeriods, len(Lines(cm.Log(), restartMark, NodeInformerUnauthorized)))
 }
 

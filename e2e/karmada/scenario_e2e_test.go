@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 // scenario is one row of the suite's report: which build ran, what the
 // suite requires of it, what it showed, and the evidence.
 type scenario struct {
 	t *testing.T
-	report.Scenario
+	e2ereport.Scenario
 	start  time.Time
 	failed bool
 }
@@ -22,8 +22,8 @@ type scenario struct {
 // begin starts recording a scenario; it is added to the report when the
 // test ends. A scenario that ends without an outcome, or whose test failed
 // on its account, is recorded as failed.
-func (e *env) begin(t *testing.T, name string, b Build, expected report.Result) *scenario {
-	s := &scenario{t: t, start: time.Now(), Scenario: report.Scenario{
+func (e *env) begin(t *testing.T, name string, b Build, expected e2ereport.Result) *scenario {
+	s := &scenario{t: t, start: time.Now(), Scenario: e2ereport.Scenario{
 		Suite:    suiteName,
 		Name:     name,
 		Binary:   string(b),
@@ -34,7 +34,7 @@ func (e *env) begin(t *testing.T, name string, b Build, expected report.Result) 
 	t.Cleanup(func() {
 		s.Duration = time.Since(s.start).Round(time.Millisecond)
 		if s.Result == "" || s.failed {
-			s.Result = report.Fail
+			s.Result = e2ereport.Fail
 		}
 		recorder.Add(s.Scenario)
 	})
@@ -80,7 +80,7 @@ func (s *scenario) errorf(format string, args ...any) {
 // fails the test (a pristine binary that recovers means the suite no longer
 // reproduces the bug and proves nothing about the patch). The report keeps
 // the outcome as it was, beside the expected one.
-func (s *scenario) outcome(r report.Result, format string, args ...any) {
+func (s *scenario) outcome(r e2ereport.Result, format string, args ...any) {
 	s.t.Helper()
 	s.Result = r
 	s.notef(format, args...)

@@ -7,8 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
-	"github.com/holdfast-dist/holdfast/e2e/tools"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // suiteName names the suite's report (_output/reports/e2e/<suite>.json).
@@ -16,15 +16,15 @@ const suiteName = "karmada-rotation"
 
 // recorder collects every scenario's outcome; TestMain writes it once the
 // tests are done, whatever they did.
-var recorder *report.Recorder
+var recorder *e2ereport.Recorder
 
 func TestMain(m *testing.M) {
-	root, err := tools.Root()
+	root, err := toolcache.Root()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	recorder = report.NewRecorder(root, suiteName)
+	recorder = e2ereport.NewRecorder(root, suiteName)
 	code := m.Run()
 	if err := recorder.Flush(); err != nil {
 		fmt.Fprintf(os.Stderr, "writing the %s report: %v\n", suiteName, err)

@@ -19,9 +19,9 @@
 // connected to that hub), and each hub's audit log (which requests the
 // worker's user agent sent there).
 //
-// It draws on e2e/tools (etcd and kube-apiserver built from Go modules),
-// e2e/controlplane (one cluster = etcd + kube-apiserver processes, and a
-// Process type for the worker), e2e/report (scenario results and timings) and
+// It draws on internal/toolcache (etcd and kube-apiserver built from Go modules),
+// internal/controlplane (one cluster = etcd + kube-apiserver processes, and a
+// Process type for the worker), internal/e2ereport (scenario results and timings) and
 // internal/pins (which binary is the default pin's). Files that start
 // processes carry the e2e build tag; the rest are pure helpers with quick unit
 // tests.

@@ -15,9 +15,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/holdfast-dist/holdfast/e2e/controlplane"
-	"github.com/holdfast-dist/holdfast/e2e/report"
-	"github.com/holdfast-dist/holdfast/e2e/tools"
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // Names the hubs and the worker cluster share, as a KubeSlice installation
@@ -88,7 +88,7 @@ var shared struct {
 // the unit tests (go test -tags e2e -run TestParse) starts nothing.
 func sharedEnvironment() (*environment, error) {
 	shared.once.Do(func() {
-		root, err := tools.Root()
+		root, err := toolcache.Root()
 		if err != nil {
 			shared.err = err
 			return
@@ -131,8 +131,8 @@ func newEnvironment(ctx context.Context, root string) (env *environment, err err
 		return nil, err
 	}
 	env = &environment{root: root, dir: dir, binary: bin, versions: map[string]string{
-		"etcd":                          tools.Etcd.Version,
-		"kube-apiserver":                tools.KubeAPIServer.Version,
+		"etcd":                          toolcache.Etcd.Version,
+		"kube-apiserver":                toolcache.KubeAPIServer.Version,
 		"hub CRDs (" + apisModule + ")": apisVersion,
 		"worker CRDs (" + workerOperatorModule + ")": bin.Version,
 	}}
@@ -323,7 +323,7 @@ func createNode(ctx context.Context, c *controlplane.Cluster) error {
 
 // keptLogs is where a failed run's logs are kept for the report's reader.
 func (e *environment) keptLogs() string {
-	return filepath.Join(e.root, report.Dir, "logs", "worker")
+	return filepath.Join(e.root, e2ereport.Dir, "logs", "worker")
 }
 
 // stop stops every cluster; with failed, it first copies every log (the

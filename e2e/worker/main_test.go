@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
-	"github.com/holdfast-dist/holdfast/e2e/tools"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // The two suites this package reports.
@@ -21,14 +21,14 @@ const (
 
 var recorders = struct {
 	sync.Mutex
-	bySuite map[string]*report.Recorder
+	bySuite map[string]*e2ereport.Recorder
 	used    map[string]bool
-}{bySuite: map[string]*report.Recorder{}, used: map[string]bool{}}
+}{bySuite: map[string]*e2ereport.Recorder{}, used: map[string]bool{}}
 
 // setupNotes describe each suite's stand-ins; the first scenario of a run
 // carries them into the report, which has no per-suite notes.
 var setupNotes = map[string]string{
-	suiteFailover: "setup: hub-a, hub-b and the worker cluster are each etcd " + tools.Etcd.Version + " + kube-apiserver " + tools.KubeAPIServer.Version + " on 127.0.0.1 " +
+	suiteFailover: "setup: hub-a, hub-b and the worker cluster are each etcd " + toolcache.Etcd.Version + " + kube-apiserver " + toolcache.KubeAPIServer.Version + " on 127.0.0.1 " +
 		"(no controller-manager, no kubelet). Hub CRDs: " + apisModule + " " + apisVersion + " crd/, the Cluster CRD's status schema " +
 		"extended in memory with activeController {endpoint, caBundle, activeIdentity, lastUpdated} (" + apisVersion + " lacks it and the " +
 		"API server would prune it). The test plays both hub controllers, writing status.activeController through the status subresource. " +
@@ -45,13 +45,13 @@ var setupNotes = map[string]string{
 }
 
 func TestMain(m *testing.M) {
-	root, err := tools.Root()
+	root, err := toolcache.Root()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	for _, s := range []string{suiteFailover, suiteOwnCredential} {
-		recorders.bySuite[s] = report.NewRecorder(root, s)
+		recorders.bySuite[s] = e2ereport.NewRecorder(root, s)
 	}
 	code := m.Run()
 
@@ -87,21 +87,21 @@ type scenario struct {
 	t     *testing.T
 	start time.Time
 	mu    sync.Mutex
-	s     report.Scenario
+	s     e2ereport.Scenario
 }
 
 func beginScenario(t *testing.T, suite, name string, bin workerBinary) *scenario {
 	t.Helper()
-	sc := &scenario{t: t, start: time.Now(), s: report.Scenario{
+	sc := &scenario{t: t, start: time.Now(), s: e2ereport.Scenario{
 		Suite:    suite,
 		Name:     name,
 		Binary:   "patched",
-		Expected: report.Pass,
+		Expected: e2ereport.Pass,
 		Timings:  map[string]time.Duration{},
 	}}
 	if bin.Pristine {
 		sc.s.Binary = "pristine"
-		sc.s.Expected = report.RedAsExpected
+		sc.s.Expected = e2ereport.RedAsExpected
 	}
 	recorders.Lock()
 	if !recorders.used[suite] {
@@ -115,9 +115,9 @@ func beginScenario(t *testing.T, suite, name string, bin workerBinary) *scenario
 		sc.s.Duration = time.Since(sc.start)
 		switch {
 		case t.Skipped():
-			sc.s.Result = report.Skipped
+			sc.s.Result = e2ereport.Skipped
 		case t.Failed():
-			sc.s.Result = report.Fail
+			sc.s.Result = e2ereport.Fail
 		default:
 			sc.s.Result = sc.s.Expected
 		}
@@ -140,7 +140,7 @@ func (sc *scenario) timing(name string, d time.Duration) {
 // note records an observation, a stand-in, or the reason for a failure.
 func (sc *scenario) note(format string, args ...interface{}) {
 	sc.t.Helper()
-	msg := report.Redact(fmt.Sprintf(format, args...))
+	msg := e2ereport.Redact(fmt.Sprintf(format, args...))
 	sc.mu.Lock()
 	sc.s.Notes = append(sc.s.Notes, msg)
 	sc.mu.Unlock()
@@ -151,7 +151,7 @@ func (sc *scenario) note(format string, args ...interface{}) {
 // goes into the report, the whole of it into the test log.
 func (sc *scenario) fatalf(format string, args ...interface{}) {
 	sc.t.Helper()
-	msg := report.Redact(fmt.Sprintf(format, args...))
+	msg := e2ereport.Redact(fmt.Sprintf(format, args...))
 	first := msg
 	for i, r := range msg {
 		if r == '\n' {

@@ -17,7 +17,7 @@
 //     carries upstream's new resources and permissions into the chart.
 //
 // Versions come from pins.txt (ChartVersion, AppVersion). helm is run as a
-// command (Helm), the same CLI users run, which e2e/tools builds from its
+// command (Helm), the same CLI users run, which internal/toolcache builds from its
 // module; holdfast's own module needs no Helm dependency. Archives are
 // reproducible: helm stamps every entry with the time of packaging, and
 // Build rewrites them with one fixed time (SOURCE_DATE_EPOCH or holdfast's

@@ -2,9 +2,9 @@
 
 package charts
 
-// These tests run the real helm (e2e/tools builds it once into .cache/tools)
+// These tests run the real helm (internal/toolcache builds it once into .cache/tools)
 // on the charts Build packages, and install them into a real kube-apiserver
-// (e2e/controlplane). `make charts-test` runs them.
+// (internal/controlplane). `make charts-test` runs them.
 
 import (
 	"bufio"
@@ -25,9 +25,9 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"github.com/holdfast-dist/holdfast/e2e/tools"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // fixture is what every test here shares: helm and the packaged charts,
@@ -73,11 +73,11 @@ func setup(t *testing.T) *fixture {
 func buildFixture() (*fixture, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	root, err := tools.Root()
+	root, err := toolcache.Root()
 	if err != nil {
 		return nil, err
 	}
-	helmPath, err := tools.Ensure(ctx, root, tools.Helm)
+	helmPath, err := toolcache.Ensure(ctx, root, toolcache.Helm)
 	if err != nil {
 		return nil, err
 	}
@@ -199,11 +199,11 @@ func container(t *testing.T, d *appsv1.Deployment, name string) corev1.Container
 	return corev1.Container{}
 }
 
-// The helm e2e/tools builds reports the release it was built from (its
+// The helm internal/toolcache builds reports the release it was built from (its
 // Makefile's -X flags), not the module's placeholder "v3.19".
 func TestHelmIsThePinnedRelease(t *testing.T) {
 	f := setup(t)
-	if got := strings.TrimSpace(f.helmOK(t, "version", "--template", "{{.Version}}")); got != tools.Helm.Version {
-		t.Errorf("helm version %q, want %q", got, tools.Helm.Version)
+	if got := strings.TrimSpace(f.helmOK(t, "version", "--template", "{{.Version}}")); got != toolcache.Helm.Version {
+		t.Errorf("helm version %q, want %q", got, toolcache.Helm.Version)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/holdfast-dist/holdfast/e2e/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
 )
 
 // TestInstallIntoKubeAPIServer installs both charts into a real
@@ -29,7 +29,7 @@ func TestInstallIntoKubeAPIServer(t *testing.T) {
 	// the server's /version; a kube-apiserver built without its version
 	// stamped says v0.0.0 and every such install fails.
 	if v, err := kube.Discovery().ServerVersion(); err != nil || strings.HasPrefix(v.GitVersion, "v0.0.0") {
-		t.Fatalf("kube-apiserver /version: %v %v: e2e/tools must build it with its version (-ldflags -X k8s.io/component-base/version...)", v, err)
+		t.Fatalf("kube-apiserver /version: %v %v: internal/toolcache must build it with its version (-ldflags -X k8s.io/component-base/version...)", v, err)
 	}
 	helm := func(t *testing.T, args ...string) string {
 		t.Helper()

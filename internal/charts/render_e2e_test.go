@@ -16,7 +16,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/holdfast-dist/holdfast/e2e/karmada"
+	"github.com/holdfast-dist/holdfast/internal/build"
 )
 
 const workerNamespace = "kubeslice-system"
@@ -193,15 +193,9 @@ func TestKarmadaRendersHoldfastImagesAndGuardFlags(t *testing.T) {
 // before starting) is left to the overlay's own tests.
 func TestKarmadaRollbackToUpstreamImage(t *testing.T) {
 	f := setup(t)
-	target, err := karmada.LoadTarget(f.root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bins := map[karmada.Build]string{}
-	for _, b := range []karmada.Build{karmada.Pristine, karmada.Patched} {
-		if bins[b], err = target.ControllerManager(b); err != nil {
-			t.Fatal(err)
-		}
+	bins := map[binaryBuild]string{}
+	for _, b := range []binaryBuild{pristine, patched} {
+		bins[b] = controllerManager(t, f.root, f.karmada.Pin.Version, b)
 	}
 	upstreamImage := "controllerManager.image.registry=docker.io,controllerManager.image.repository=karmada/karmada-controller-manager," +
 		"controllerManager.image.tag=" + f.karmada.Pin.Version
@@ -210,20 +204,20 @@ func TestKarmadaRollbackToUpstreamImage(t *testing.T) {
 		name    string
 		args    []string
 		image   string
-		guard   []string        // the guard flags rendered
-		accepts []karmada.Build // binaries whose flag parsing takes the command
-		refuses []karmada.Build // binaries that must refuse it with "unknown flag"
+		guard   []string      // the guard flags rendered
+		accepts []binaryBuild // binaries whose flag parsing takes the command
+		refuses []binaryBuild // binaries that must refuse it with "unknown flag"
 	}{
 		{
 			name:    "upstream image, default values",
 			args:    []string{"--set", upstreamImage},
 			image:   "docker.io/karmada/karmada-controller-manager:" + f.karmada.Pin.Version,
-			accepts: []karmada.Build{karmada.Pristine, karmada.Patched},
+			accepts: []binaryBuild{pristine, patched},
 		},
 		{
 			name:    "holdfast image, default values",
 			image:   holdfastImage("karmada-controller-manager", f.karmada.AppVersion),
-			accepts: []karmada.Build{karmada.Pristine, karmada.Patched},
+			accepts: []binaryBuild{pristine, patched},
 		},
 		{
 			// Opting in renders the flags, and only holdfast's binary takes
@@ -232,16 +226,16 @@ func TestKarmadaRollbackToUpstreamImage(t *testing.T) {
 			args:    []string{"--values", karmadaHAValues},
 			image:   holdfastImage("karmada-controller-manager", f.karmada.AppVersion),
 			guard:   guardSet,
-			accepts: []karmada.Build{karmada.Patched},
-			refuses: []karmada.Build{karmada.Pristine},
+			accepts: []binaryBuild{patched},
+			refuses: []binaryBuild{pristine},
 		},
 		{
 			name:    "one guard value set",
 			args:    []string{"--set", "controllerManager.ownCredentialGuard.window=90s"},
 			image:   holdfastImage("karmada-controller-manager", f.karmada.AppVersion),
 			guard:   []string{"--own-credential-guard-window=90s"},
-			accepts: []karmada.Build{karmada.Patched},
-			refuses: []karmada.Build{karmada.Pristine},
+			accepts: []binaryBuild{patched},
+			refuses: []binaryBuild{pristine},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -281,6 +275,37 @@ func TestKarmadaRollbackToUpstreamImage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// binaryBuild says which of the two builds of the default pin a binary is.
+type binaryBuild string
+
+const (
+	patched  binaryBuild = "patched"
+	pristine binaryBuild = "pristine"
+)
+
+// controllerManager returns the karmada-controller-manager of build b where
+// `holdfast build --upstream karmada [--pristine]` leaves it, under
+// $HOLDFAST_E2E_BIN when set as the e2e suites read it (e2e/karmada's
+// Target.ControllerManager, which internal/ must not import). A missing
+// binary fails the test with how to build it, so a forgotten build cannot
+// pass as green.
+func controllerManager(t *testing.T, root, version string, b binaryBuild) string {
+	t.Helper()
+	dir := os.Getenv("HOLDFAST_E2E_BIN")
+	if dir == "" {
+		dir = filepath.Join(root, build.DefaultOut)
+	}
+	folder, flag := "karmada-"+version, ""
+	if b == pristine {
+		folder, flag = folder+"-pristine", " --pristine"
+	}
+	path := filepath.Join(dir, folder, "karmada-controller-manager")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s binary %s: %v; build them first: make e2e-binaries (or go run ./cmd/holdfast build --upstream karmada%s)", b, path, err, flag)
+	}
+	return path
 }
 
 // parseFlags runs bin with args and --help: pflag parses every flag before

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 // RequiredSuites are the end-to-end suites a release must carry: the
@@ -24,7 +24,7 @@ func readE2E(o Options) (string, error) {
 	if err != nil {
 		return "", refuse("no end-to-end report (%v): run `make e2e`", err)
 	}
-	var r report.Report
+	var r e2ereport.Report
 	if err := json.Unmarshal(data, &r); err != nil {
 		return "", refuse("%s: %v", jsonPath, err)
 	}
@@ -56,7 +56,7 @@ func readE2E(o Options) (string, error) {
 
 // summary is the release notes' end-to-end table: one line a scenario;
 // the full report with its evidence is reports/e2e.md.
-func summary(r report.Report) string {
+func summary(r e2ereport.Report) string {
 	var b strings.Builder
 	b.WriteString("Every scenario ended as expected (pristine builds red, patched green, pristine controls green). Evidence, timings and stand-ins: `reports/e2e.md`.\n\n")
 	b.WriteString("| suite | scenario | binary | result |\n|---|---|---|---|\n")

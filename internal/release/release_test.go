@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
 	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/treetest"
 )
@@ -165,7 +165,7 @@ func newFixture(t *testing.T) *fixture {
 	writeFile(t, filepath.Join(in.Images, "workeroperator-v1.6.4", "worker-operator", "index.json"), "{}")
 	writeFile(t, filepath.Join(in.Charts, "worker-operator-1.6.4-holdfast.1.tgz"), "chart")
 	writeFile(t, filepath.Join(in.Reports, "e2e.md"), "| suite | scenario |\n")
-	writeE2E(t, in.Reports, func(*report.Report) {})
+	writeE2E(t, in.Reports, func(*e2ereport.Report) {})
 	return &fixture{opts: Options{
 		Version: "v1.0.0",
 		Source:  build.Source{Commit: commit, ShortCommit: commit[:12], TreeState: "clean", Date: time.Unix(1764672000, 0)},
@@ -242,13 +242,13 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 			os.Remove(filepath.Join(o.Inputs.Reports, "e2e.json"))
 		}, "make e2e"},
 		{"e2e scenario not as expected", func(t *testing.T, o *Options) {
-			writeE2E(t, o.Inputs.Reports, func(r *report.Report) { r.Suites[0].Scenarios[0].Result = report.Pass })
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites[0].Scenarios[0].Result = e2ereport.Pass })
 		}, "karmada-rotation/rotation (pristine: pass, expected red-as-expected)"},
 		{"e2e suite missing", func(t *testing.T, o *Options) {
-			writeE2E(t, o.Inputs.Reports, func(r *report.Report) { r.Suites = r.Suites[:2] })
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = r.Suites[:2] })
 		}, "worker-own-credential"},
 		{"e2e of another commit", func(t *testing.T, o *Options) {
-			writeE2E(t, o.Inputs.Reports, func(r *report.Report) { r.HoldfastCommit = "feedface" })
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.HoldfastCommit = "feedface" })
 		}, "feedface"},
 		{"failing extra check", func(t *testing.T, o *Options) {
 			o.Checks = append(o.Checks, func() error { return errors.New("image worker-operator is of commit feedface") })
@@ -282,13 +282,13 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 
 // writeE2E writes an end-to-end report of every required suite, all as
 // expected, then lets change spoil it.
-func writeE2E(t *testing.T, dir string, change func(*report.Report)) {
+func writeE2E(t *testing.T, dir string, change func(*e2ereport.Report)) {
 	t.Helper()
-	r := report.Report{HoldfastCommit: commit, HoldfastTreeState: "clean"}
+	r := e2ereport.Report{HoldfastCommit: commit, HoldfastTreeState: "clean"}
 	for _, suite := range RequiredSuites {
-		r.Suites = append(r.Suites, report.Suite{Suite: suite, Scenarios: []report.Scenario{
-			{Suite: suite, Name: "rotation", Binary: "pristine", Result: report.RedAsExpected, Expected: report.RedAsExpected},
-			{Suite: suite, Name: "rotation", Binary: "patched", Result: report.Pass, Expected: report.Pass},
+		r.Suites = append(r.Suites, e2ereport.Suite{Suite: suite, Scenarios: []e2ereport.Scenario{
+			{Suite: suite, Name: "rotation", Binary: "pristine", Result: e2ereport.RedAsExpected, Expected: e2ereport.RedAsExpected},
+			{Suite: suite, Name: "rotation", Binary: "patched", Result: e2ereport.Pass, Expected: e2ereport.Pass},
 		}})
 	}
 	change(&r)

@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
-	"github.com/holdfast-dist/holdfast/e2e/tools"
 	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 func main() {
@@ -27,16 +27,16 @@ func run(args []string) error {
 		return err
 	}
 	if *root == "" {
-		r, err := tools.Root()
+		r, err := toolcache.Root()
 		if err != nil {
 			return err
 		}
 		*root = r
 	}
-	in := filepath.Join(*root, report.Dir)
+	in := filepath.Join(*root, e2ereport.Dir)
 	out := filepath.Dir(in) // _output/reports
 
-	rep, err := report.Merge(in)
+	rep, err := e2ereport.Merge(in)
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 func TestRunWritesMarkdownAndJSON(t *testing.T) {
 	root := t.TempDir()
-	r := report.NewRecorder(root, "worker-hub-failover")
-	r.Add(report.Scenario{Name: "failover", Binary: "patched", Result: report.Fail, Expected: report.Pass})
+	r := e2ereport.NewRecorder(root, "worker-hub-failover")
+	r.Add(e2ereport.Scenario{Name: "failover", Binary: "patched", Result: e2ereport.Fail, Expected: e2ereport.Pass})
 	if err := r.Flush(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,11 @@
-// Package tools builds the real programs the end-to-end suites run (etcd,
-// kube-apiserver, and whatever else a suite adds) from their Go modules, once,
-// and caches the binaries by version under <repository>/.cache/tools.
+// Package toolcache builds the real programs the end-to-end suites and the
+// chart tests run (etcd, kube-apiserver, helm, and whatever else a suite
+// adds) from their Go modules, once, and caches the binaries by version
+// under <repository>/.cache/tools/<name>-<version>.
+//
+// It lives under internal/ rather than e2e/ because `holdfast charts`
+// (cmd/holdfast) and the chart tests use its helm too, and nothing under
+// cmd/ or internal/ may import e2e/ (internal/layering).
 //
 // There is no container engine on the machines the suites run on, so the
 // control planes are real processes; building them from Go modules keeps the
@@ -17,4 +22,4 @@
 // the Go version; a changed definition or toolchain rebuilds. A file lock per
 // tool makes concurrent test packages (go test runs packages in parallel)
 // build it once.
-package tools
+package toolcache

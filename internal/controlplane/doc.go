@@ -1,6 +1,10 @@
 // Package controlplane runs real Kubernetes control planes for the
 // end-to-end suites: each Cluster is an etcd and a kube-apiserver started as
-// processes on 127.0.0.1, from binaries built by package tools.
+// processes on 127.0.0.1, from binaries built by package toolcache.
+//
+// It lives under internal/ rather than e2e/ because the chart tests
+// (internal/charts, `make charts-test`) install into such a control plane
+// too, and nothing under internal/ may import e2e/ (internal/layering).
 //
 // There is no container engine on the machines the suites run on, and the
 // suites need exactly what a control plane does for real: ServiceAccount

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/e2e/internal/logtail"
+	"github.com/holdfast-dist/holdfast/internal/logtail"
 )
 
 // readyPoll is how often readiness is probed: well below the seconds a start

@@ -1,5 +1,12 @@
-// Package report records what the end-to-end suites showed and renders it
-// for people and programs.
+// Package e2ereport records what the end-to-end suites showed and renders
+// it for people and programs.
+//
+// It is the contract between the suites (e2e/), which write the per-suite
+// files, the e2e-report command, which merges them into e2e.json and
+// e2e.md, and the release gate (internal/release), which reads e2e.json and
+// refuses a report with an unmet scenario or of another commit. It lives
+// under internal/ so that the release gate builds without any suite:
+// nothing under internal/ may import e2e/ (internal/layering).
 //
 // Each suite's TestMain holds a Recorder, adds one Scenario per scenario and
 // binary (the patched build, and the pristine upstream build where the suite
@@ -15,4 +22,4 @@
 // about the patch, so that row counts as unmet like any failure. A control
 // row expects a pristine binary to pass: it measures upstream's own
 // behaviour, against which a patched row is compared.
-package report
+package e2ereport

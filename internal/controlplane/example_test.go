@@ -5,8 +5,8 @@ import (
 	"log"
 	"os"
 
-	"github.com/holdfast-dist/holdfast/e2e/controlplane"
-	"github.com/holdfast-dist/holdfast/e2e/tools"
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // A member cluster whose credential is rotated and revoked, then restarted
@@ -14,7 +14,7 @@ import (
 // the tools built; controlplane_e2e_test.go runs the same steps.)
 func ExampleStart() {
 	ctx := context.Background()
-	root, err := tools.Root()
+	root, err := toolcache.Root()
 	if err != nil {
 		log.Fatal(err)
 	}

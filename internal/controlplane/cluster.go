@@ -27,7 +27,7 @@ type Options struct {
 	// Dir holds the cluster's data, certificates, kubeconfig and logs. It
 	// must not be shared between clusters.
 	Dir string
-	// Etcd and KubeAPIServer are the binaries, from tools.Ensure.
+	// Etcd and KubeAPIServer are the binaries, from toolcache.Ensure.
 	Etcd, KubeAPIServer string
 	// ExtraAPIServerFlags are appended to the harness's flags; a repeated
 	// flag overrides the harness's value.
@@ -136,7 +136,7 @@ func (o Options) validate() error {
 	}
 	for what, path := range map[string]string{"Etcd": o.Etcd, "KubeAPIServer": o.KubeAPIServer} {
 		if path == "" {
-			return fmt.Errorf("cluster %s: Options.%s is required (a binary from tools.Ensure)", o.Name, what)
+			return fmt.Errorf("cluster %s: Options.%s is required (a binary from toolcache.Ensure)", o.Name, what)
 		}
 		if _, err := os.Stat(path); err != nil {
 			return fmt.Errorf("cluster %s: Options.%s: %w", o.Name, what, err)

@@ -1,4 +1,4 @@
-package tools
+package toolcache
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/e2e/internal/logtail"
+	"github.com/holdfast-dist/holdfast/internal/logtail"
 )
 
 // buildLogLines is how much of a failed build's log an error quotes: enough

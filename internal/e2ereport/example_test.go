@@ -1,20 +1,20 @@
-package report_test
+package e2ereport_test
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 // A suite records one scenario per binary; the pristine upstream binary is
 // expected to show the bug.
 func ExampleReport_Markdown() {
-	rep := report.Report{Suites: []report.Suite{{
+	rep := e2ereport.Report{Suites: []e2ereport.Suite{{
 		Suite: "karmada-rotation",
-		Scenarios: []report.Scenario{
-			{Name: "rotation", Binary: "pristine", Result: report.RedAsExpected, Expected: report.RedAsExpected, Duration: 52 * time.Second},
-			{Name: "rotation", Binary: "patched", Result: report.Pass, Expected: report.Pass, Duration: 26 * time.Second,
+		Scenarios: []e2ereport.Scenario{
+			{Name: "rotation", Binary: "pristine", Result: e2ereport.RedAsExpected, Expected: e2ereport.RedAsExpected, Duration: 52 * time.Second},
+			{Name: "rotation", Binary: "patched", Result: e2ereport.Pass, Expected: e2ereport.Pass, Duration: 26 * time.Second,
 				Timings: map[string]time.Duration{"restart-to-recovered": 2 * time.Second}},
 		},
 	}}}

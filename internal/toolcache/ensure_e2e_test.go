@@ -1,6 +1,6 @@
 //go:build e2e
 
-package tools
+package toolcache
 
 import (
 	"context"

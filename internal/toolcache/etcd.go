@@ -1,4 +1,4 @@
-package tools
+package toolcache
 
 // etcdVersion is the etcd that kube-apiserver v1.35 is tested against
 // upstream (cluster/images/etcd in k8s.io/kubernetes v1.35 ships 3.6.x).

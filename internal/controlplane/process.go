@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/e2e/internal/logtail"
+	"github.com/holdfast-dist/holdfast/internal/logtail"
 )
 
 // ProcessOptions describes a program to run under test.

@@ -1,4 +1,4 @@
-package report
+package e2ereport
 
 import (
 	"encoding/json"

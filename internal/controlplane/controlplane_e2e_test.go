@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/holdfast-dist/holdfast/e2e/report"
-	"github.com/holdfast-dist/holdfast/e2e/tools"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // harnessSuite is this package's row group in the e2e report: how long the
@@ -26,17 +26,17 @@ import (
 // every suite's budget depends on.
 const harnessSuite = "harness"
 
-var recorder *report.Recorder
+var recorder *e2ereport.Recorder
 
 func TestMain(m *testing.M) {
-	root, err := tools.Root()
+	root, err := toolcache.Root()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	recorder = report.NewRecorder(root, harnessSuite)
-	recorder.SetVersion("etcd", tools.Etcd.Version)
-	recorder.SetVersion("kube-apiserver", tools.KubeAPIServer.Version)
+	recorder = e2ereport.NewRecorder(root, harnessSuite)
+	recorder.SetVersion("etcd", toolcache.Etcd.Version)
+	recorder.SetVersion("kube-apiserver", toolcache.KubeAPIServer.Version)
 	code := m.Run()
 	if recorder.Len() > 0 {
 		if err := recorder.Flush(); err != nil {
@@ -51,11 +51,11 @@ func TestMain(m *testing.M) {
 func record(t *testing.T, name string, timings map[string]time.Duration, notes ...string) {
 	start := time.Now()
 	t.Cleanup(func() {
-		result := report.Pass
+		result := e2ereport.Pass
 		if t.Failed() {
-			result = report.Fail
+			result = e2ereport.Fail
 		}
-		recorder.Add(report.Scenario{Name: name, Binary: "-", Result: result, Expected: report.Pass,
+		recorder.Add(e2ereport.Scenario{Name: name, Binary: "-", Result: result, Expected: e2ereport.Pass,
 			Duration: time.Since(start), Timings: timings, Notes: notes})
 	})
 }
@@ -67,7 +67,7 @@ const conditionTimeout = time.Minute
 
 func binaries(t *testing.T) (etcd, apiServer string) {
 	t.Helper()
-	root, err := tools.Root()
+	root, err := toolcache.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/holdfast-dist/holdfast/e2e/tools"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // LogsDir is where StartForTest copies a failed test's cluster logs,
@@ -17,12 +17,12 @@ const LogsDir = "_output/reports/e2e/logs"
 
 // StartForTest starts a cluster for t and stops it when t ends. Defaults:
 // Dir is a folder under t.TempDir(); empty Etcd and KubeAPIServer are
-// built or found with tools.Ensure. If t failed, the cluster's logs are
+// built or found with toolcache.Ensure. If t failed, the cluster's logs are
 // copied to <root>/_output/reports/e2e/logs/<test>/<cluster>/ before the
 // temporary folder goes. A start failure fails t.
 func StartForTest(t testing.TB, o Options) *Cluster {
 	t.Helper()
-	root, err := tools.Root()
+	root, err := toolcache.Root()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +61,10 @@ func StartForTest(t testing.TB, o Options) *Cluster {
 // EnsureBinaries returns the etcd and kube-apiserver binaries, building
 // them on first use.
 func EnsureBinaries(ctx context.Context, root string) (etcd, kubeAPIServer string, err error) {
-	if etcd, err = tools.Ensure(ctx, root, tools.Etcd); err != nil {
+	if etcd, err = toolcache.Ensure(ctx, root, toolcache.Etcd); err != nil {
 		return "", "", err
 	}
-	if kubeAPIServer, err = tools.Ensure(ctx, root, tools.KubeAPIServer); err != nil {
+	if kubeAPIServer, err = toolcache.Ensure(ctx, root, toolcache.KubeAPIServer); err != nil {
 		return "", "", err
 	}
 	return etcd, kubeAPIServer, nil

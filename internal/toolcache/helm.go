@@ -1,4 +1,4 @@
-package tools
+package toolcache
 
 // helmVersion is the Helm the chart tests and `holdfast charts` run. Any
 // Helm 3.8 or later pushes to and pulls from OCI registries without the
