@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/holdfast-dist/holdfast/pkg/hubfollow/hubfollowtest"
 )
 
 // Follower tuning for the scenarios: production polls every 10s with a 5s
@@ -435,7 +437,7 @@ func testUnconfiguredEndpoint(t *testing.T, env *environment) {
 	ctx := context.Background()
 	w := env.startFollowing(t, sc, "unconfigured-endpoint", env.settings(t, &env.hubB.access))
 
-	rogue := activeClaim{Identity: "hub-c", Endpoint: "https://hub-c.example:6443", CABundle: env.hubB.cp.CAData(), LastUpdated: time.Now()}
+	rogue := hubfollowtest.Claim{Identity: "hub-c", Endpoint: "https://hub-c.example:6443", CABundle: env.hubB.cp.CAData(), LastUpdated: time.Now()}
 	claimed, err := env.publishOnBoth(ctx, rogue)
 	sc.check(err)
 	// The window: a claim the worker accepted would stop it after

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/holdfast-dist/holdfast/pkg/hubfollow/hubfollowtest"
 )
 
 var clusterResource = schema.GroupVersionResource{Group: "controller.kubeslice.io", Version: "v1alpha1", Resource: "clusters"}
@@ -45,13 +47,13 @@ func (h *hub) updateStatus(ctx context.Context, change func(obj *unstructured.Un
 
 // publish writes c as h's status.activeController, or removes the field
 // when c is nil. The rest of the status is left as it is.
-func (h *hub) publish(ctx context.Context, c *activeClaim) error {
+func (h *hub) publish(ctx context.Context, c *hubfollowtest.Claim) error {
 	return h.updateStatus(ctx, func(obj *unstructured.Unstructured) error {
 		if c == nil {
 			unstructured.RemoveNestedField(obj.Object, "status", "activeController")
 			return nil
 		}
-		return unstructured.SetNestedField(obj.Object, c.statusField(), "status", "activeController")
+		return unstructured.SetNestedField(obj.Object, c.StatusField(), "status", "activeController")
 	})
 }
 
@@ -132,15 +134,15 @@ func (h *hub) workerRequests() ([]auditEvent, error) {
 }
 
 // claim is the declaration h publishes while it leads.
-func (h *hub) claim() activeClaim {
-	return activeClaim{Identity: h.name, Endpoint: h.access.Endpoint, CABundle: h.cp.CAData(), LastUpdated: time.Now()}
+func (h *hub) claim() hubfollowtest.Claim {
+	return hubfollowtest.Claim{Identity: h.name, Endpoint: h.access.Endpoint, CABundle: h.cp.CAData(), LastUpdated: time.Now()}
 }
 
 // publishOnBoth writes c on both hubs, as an Active and a Standby mirroring
 // its declaration would, and returns when both hold it. hub-b is written
 // first: it is the copy a worker connected to hub-a reads unchanged (see
 // the "erases the claim" note in the failover scenario: v1.6.4 does).
-func (e *environment) publishOnBoth(ctx context.Context, c activeClaim) (time.Time, error) {
+func (e *environment) publishOnBoth(ctx context.Context, c hubfollowtest.Claim) (time.Time, error) {
 	for _, h := range []*hub{e.hubB, e.hubA} {
 		if err := h.publish(ctx, &c); err != nil {
 			return time.Time{}, err

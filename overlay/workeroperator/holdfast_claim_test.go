@@ -39,6 +39,7 @@ import (
 
 	"github.com/kubeslice/worker-operator/pkg/holdfastclaim"
 	"github.com/kubeslice/worker-operator/third_party/holdfast/hubfollow"
+	"github.com/kubeslice/worker-operator/third_party/holdfast/hubfollow/hubfollowtest"
 )
 
 // claimHub is a hub API server holding one Cluster as JSON, with the status
@@ -54,15 +55,9 @@ type claimHub struct {
 
 func newClaimHub(t *testing.T, status map[string]interface{}) (*claimHub, *rest.Config) {
 	t.Helper()
-	h := &claimHub{version: 1, cluster: map[string]interface{}{
-		"apiVersion": "controller.kubeslice.io/v1alpha1",
-		"kind":       "Cluster",
-		"metadata": map[string]interface{}{
-			"name": testClusterName, "namespace": testProjectNamespace, "resourceVersion": "1",
-		},
-		"spec":   map[string]interface{}{"clusterProperty": map[string]interface{}{}},
-		"status": status,
-	}}
+	h := &claimHub{version: 1, cluster: hubfollowtest.Cluster(testProjectNamespace, testClusterName, status)}
+	h.cluster["metadata"].(map[string]interface{})["resourceVersion"] = "1"
+	h.cluster["spec"] = map[string]interface{}{"clusterProperty": map[string]interface{}{}}
 	srv := httptest.NewServer(http.HandlerFunc(h.serve))
 	t.Cleanup(srv.Close)
 	return h, &rest.Config{Host: srv.URL}
@@ -135,10 +130,7 @@ func (h *claimHub) status() map[string]interface{} {
 }
 
 func claimOf(identity string) map[string]interface{} {
-	return map[string]interface{}{
-		"endpoint": "https://" + identity + ".example:6443", "activeIdentity": identity,
-		"lastUpdated": "2026-08-25T16:42:00Z",
-	}
+	return hubfollowtest.Claim{Identity: identity, Endpoint: "https://" + identity + ".example:6443", LastUpdated: testClaimTime}.StatusField()
 }
 
 func TestStatusUpdateOfClusterKeepsTheClaim(t *testing.T) {

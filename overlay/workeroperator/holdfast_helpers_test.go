@@ -35,6 +35,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/kubeslice/worker-operator/third_party/holdfast/hubfollow/hubfollowtest"
 )
 
 const (
@@ -45,6 +47,10 @@ const (
 	// that hits it has found a hang, not a slow run.
 	testBound = time.Minute
 )
+
+// testClaimTime is the lastUpdated of every claim the glue tests publish: a
+// fixed time, as the tests never settle a disagreement by freshness.
+var testClaimTime = time.Date(2026, 8, 25, 16, 42, 0, 0, time.UTC)
 
 func testClusterPath() string {
 	return "/apis/controller.kubeslice.io/v1alpha1/namespaces/" + testProjectNamespace + "/clusters/" + testClusterName
@@ -114,24 +120,17 @@ func (h *testHub) authorizations() []string {
 
 // declare makes the hub publish identity at endpoint as the Active hub.
 func (h *testHub) declare(identity, endpoint string) {
-	h.setCluster(map[string]interface{}{
-		"endpoint": endpoint, "activeIdentity": identity, "lastUpdated": "2026-08-25T16:42:00Z",
-	})
+	h.setCluster(hubfollowtest.Claim{Identity: identity, Endpoint: endpoint, LastUpdated: testClaimTime}.StatusField())
 }
 
 func (h *testHub) declareNothing() { h.setCluster(nil) }
 
 func (h *testHub) setCluster(activeController map[string]interface{}) {
-	obj := map[string]interface{}{
-		"apiVersion": "controller.kubeslice.io/v1alpha1",
-		"kind":       "Cluster",
-		"metadata":   map[string]interface{}{"name": testClusterName, "namespace": testProjectNamespace},
-		"status":     map[string]interface{}{},
-	}
+	status := map[string]interface{}{}
 	if activeController != nil {
-		obj["status"] = map[string]interface{}{"activeController": activeController}
+		status["activeController"] = activeController
 	}
-	b, err := json.Marshal(obj)
+	b, err := json.Marshal(hubfollowtest.Cluster(testProjectNamespace, testClusterName, status))
 	if err != nil {
 		panic(err)
 	}
