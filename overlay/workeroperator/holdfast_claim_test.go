@@ -84,19 +84,19 @@ func (h *claimHub) serve(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == testClusterPath()+"/status" && r.Method == http.MethodPut:
 		var sent map[string]interface{}
 		if err := json.NewDecoder(r.Body).Decode(&sent); err != nil {
-			writeTestStatus(w, http.StatusBadRequest, "BadRequest")
+			hubfollowtest.WriteStatus(w, http.StatusBadRequest, "BadRequest")
 			return
 		}
 		meta, _ := sent["metadata"].(map[string]interface{})
 		if meta["resourceVersion"] != strconv.Itoa(h.version) {
-			writeTestStatus(w, http.StatusConflict, "Conflict")
+			hubfollowtest.WriteStatus(w, http.StatusConflict, "Conflict")
 			return
 		}
 		h.cluster["status"] = sent["status"]
 		h.bump()
 		_ = json.NewEncoder(w).Encode(h.cluster)
 	default:
-		writeTestStatus(w, http.StatusNotFound, "NotFound")
+		hubfollowtest.WriteStatus(w, http.StatusNotFound, "NotFound")
 	}
 }
 

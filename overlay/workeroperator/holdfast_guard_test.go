@@ -39,6 +39,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
 	"github.com/kubeslice/worker-operator/third_party/holdfast/hubfollow"
+	"github.com/kubeslice/worker-operator/third_party/holdfast/hubfollow/hubfollowtest"
 	"github.com/kubeslice/worker-operator/third_party/holdfast/membercred"
 )
 
@@ -182,7 +183,7 @@ func newTestWorkerAPI(t *testing.T) *testWorkerAPI {
 		a.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		if !accepted {
-			writeTestStatus(w, http.StatusUnauthorized, "Unauthorized")
+			hubfollowtest.WriteStatus(w, http.StatusUnauthorized, "Unauthorized")
 			return
 		}
 		_, _ = w.Write([]byte(`{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"kubeslice-system"}}`))

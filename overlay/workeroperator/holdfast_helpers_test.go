@@ -21,16 +21,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"encoding/pem"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,95 +51,29 @@ func testClusterPath() string {
 	return "/apis/controller.kubeslice.io/v1alpha1/namespaces/" + testProjectNamespace + "/clusters/" + testClusterName
 }
 
-// testHub is a hub API server: it serves this worker's Cluster CR, enough
-// discovery for a controller-runtime client to find it, and answers 401 to
-// any token but its own.
+// testHub is a hub (hubfollowtest.Hub, which hubfollow's own tests use too)
+// with its token and CA written to files as a mounted Secret would be.
 type testHub struct {
-	srv       *httptest.Server
-	token     string
+	*hubfollowtest.Hub
 	tokenFile string
 	caFile    string
-	requests  atomic.Int64
-
-	mu      sync.Mutex
-	cluster []byte
-	auth    []string // Authorization headers seen
 }
 
 func newTestHub(t *testing.T, name string) *testHub {
 	t.Helper()
-	h := &testHub{token: "token-of-" + name}
-	h.declareNothing()
-	h.srv = httptest.NewTLSServer(http.HandlerFunc(h.serve))
-	t.Cleanup(h.srv.Close)
+	h := &testHub{Hub: hubfollowtest.NewHub(t, testProjectNamespace, testClusterName, "token-of-"+name)}
 	dir := t.TempDir()
-	h.tokenFile = writeTestFile(t, dir, "token", h.token)
-	h.caFile = writeTestFile(t, dir, "ca.crt", string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: h.srv.Certificate().Raw})))
+	h.tokenFile = writeTestFile(t, dir, "token", h.Token())
+	h.caFile = writeTestFile(t, dir, "ca.crt", string(h.CAPEM()))
 	return h
-}
-
-func (h *testHub) URL() string { return h.srv.URL }
-
-func (h *testHub) serve(w http.ResponseWriter, r *http.Request) {
-	h.requests.Add(1)
-	h.mu.Lock()
-	h.auth = append(h.auth, r.Header.Get("Authorization"))
-	cluster := h.cluster
-	h.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if r.Header.Get("Authorization") != "Bearer "+h.token {
-		writeTestStatus(w, http.StatusUnauthorized, "Unauthorized")
-		return
-	}
-	switch r.URL.Path {
-	case testClusterPath():
-		_, _ = w.Write(cluster)
-	case "/apis":
-		_, _ = w.Write([]byte(`{"kind":"APIGroupList","apiVersion":"v1","groups":[{"name":"controller.kubeslice.io",` +
-			`"versions":[{"groupVersion":"controller.kubeslice.io/v1alpha1","version":"v1alpha1"}],` +
-			`"preferredVersion":{"groupVersion":"controller.kubeslice.io/v1alpha1","version":"v1alpha1"}}]}`))
-	case "/apis/controller.kubeslice.io/v1alpha1":
-		_, _ = w.Write([]byte(`{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"controller.kubeslice.io/v1alpha1",` +
-			`"resources":[{"name":"clusters","singularName":"cluster","namespaced":true,"kind":"Cluster","verbs":["get","list","watch"]}]}`))
-	default:
-		writeTestStatus(w, http.StatusNotFound, "NotFound")
-	}
-}
-
-// authorizations returns the Authorization headers the hub has seen.
-func (h *testHub) authorizations() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]string(nil), h.auth...)
 }
 
 // declare makes the hub publish identity at endpoint as the Active hub.
 func (h *testHub) declare(identity, endpoint string) {
-	h.setCluster(hubfollowtest.Claim{Identity: identity, Endpoint: endpoint, LastUpdated: testClaimTime}.StatusField())
+	h.Publish(hubfollowtest.Claim{Identity: identity, Endpoint: endpoint, LastUpdated: testClaimTime}.StatusField())
 }
 
-func (h *testHub) declareNothing() { h.setCluster(nil) }
-
-func (h *testHub) setCluster(activeController map[string]interface{}) {
-	status := map[string]interface{}{}
-	if activeController != nil {
-		status["activeController"] = activeController
-	}
-	b, err := json.Marshal(hubfollowtest.Cluster(testProjectNamespace, testClusterName, status))
-	if err != nil {
-		panic(err)
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.cluster = b
-}
-
-func writeTestStatus(w http.ResponseWriter, code int, reason string) {
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]interface{}{
-		"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "code": code,
-	})
-}
+func (h *testHub) declareNothing() { h.Publish(nil) }
 
 func writeTestFile(t *testing.T, dir, name, content string) string {
 	t.Helper()

@@ -100,7 +100,7 @@ func TestHubConfigWithoutSecondaryIsV164s(t *testing.T) {
 			}
 		})
 	}
-	if n := primary.requests.Load() + secondary.requests.Load(); n != 0 {
+	if n := primary.Requests.Load() + secondary.Requests.Load(); n != 0 {
 		t.Errorf("without a usable secondary no hub may be contacted at startup; hubs saw %d requests", n)
 	}
 }
@@ -295,7 +295,7 @@ func TestConfirmedSwitchEndsTheManagersContext(t *testing.T) {
 	go func() { returned <- runnables[0].Start(runCtx) }()
 
 	// Wait for a few polls that name the connected hub: nothing may happen.
-	waitFor(t, func() bool { return primary.requests.Load() >= 4 && secondary.requests.Load() >= 4 }, "polls of both hubs")
+	waitFor(t, func() bool { return primary.Requests.Load() >= 4 && secondary.Requests.Load() >= 4 }, "polls of both hubs")
 	if err := ctx.Err(); err != nil {
 		t.Fatalf("the managers' context ended while both hubs named the connected one: %v", err)
 	}
@@ -317,7 +317,7 @@ func TestConfirmedSwitchEndsTheManagersContext(t *testing.T) {
 	if lines := logs.containing("The active hub changed"); len(lines) != 1 {
 		t.Errorf("want one line announcing the switch, got %d:\n%s", len(lines), logs.all())
 	}
-	for _, token := range []string{primary.token, secondary.token} {
+	for _, token := range []string{primary.Token(), secondary.Token()} {
 		if strings.Contains(logs.all(), token) {
 			t.Errorf("a token appears in the log")
 		}
@@ -379,7 +379,7 @@ func TestHubClientUsesTheConfigItIsGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := primary.requests.Load()
+	before := primary.Requests.Load()
 	hubClient, err := hub.NewHubClientConfig(nil, conn.RESTConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -389,11 +389,11 @@ func TestHubClientUsesTheConfigItIsGiven(t *testing.T) {
 	if err := hubClient.Get(context.Background(), key, &cluster); err != nil {
 		t.Fatalf("reading the Cluster through the hub client: %v", err)
 	}
-	if n := primary.requests.Load() - before; n != 0 {
+	if n := primary.Requests.Load() - before; n != 0 {
 		t.Errorf("the hub client sent %d requests to the primary, want all to the secondary", n)
 	}
-	for _, a := range secondary.authorizations() {
-		if a != "Bearer "+secondary.token {
+	for _, a := range secondary.Authorizations() {
+		if a != "Bearer "+secondary.Token() {
 			t.Errorf("the secondary saw a request without its own token")
 		}
 	}

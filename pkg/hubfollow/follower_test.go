@@ -329,11 +329,11 @@ func TestStartAgainstHubs(t *testing.T) {
 	}{
 		{name: "nothing published: primary", setup: func(a, b *fakeHub) {}, want: PrimaryName},
 		{name: "both say the secondary leads", want: SecondaryName, setup: func(a, b *fakeHub) {
-			a.publish("hub-b", b.srv.URL, "2026-08-25T16:42:00Z")
-			b.publish("hub-b", b.srv.URL, "2026-08-25T16:42:00Z")
+			a.publish("hub-b", b.Server.URL, "2026-08-25T16:42:00Z")
+			b.publish("hub-b", b.Server.URL, "2026-08-25T16:42:00Z")
 		}},
 		{name: "primary hung, secondary claims itself", want: SecondaryName,
-			setup: func(a, b *fakeHub) { b.publish("hub-b", b.srv.URL, "2026-08-25T16:42:00Z") },
+			setup: func(a, b *fakeHub) { b.publish("hub-b", b.Server.URL, "2026-08-25T16:42:00Z") },
 			primary: func(t *testing.T, a *fakeHub) Connection {
 				c := a.connection(t, PrimaryName)
 				c.Endpoint, _ = hungServer(t, nil)
@@ -341,8 +341,8 @@ func TestStartAgainstHubs(t *testing.T) {
 			}},
 		{name: "primary rejects our token, secondary claims itself", want: SecondaryName,
 			setup: func(a, b *fakeHub) {
-				a.acceptOnly("rotated")
-				b.publish("hub-b", b.srv.URL, "")
+				a.AcceptOnly("rotated")
+				b.publish("hub-b", b.Server.URL, "")
 			}},
 		{name: "secondary claims an endpoint outside the pair: primary", want: PrimaryName,
 			setup: func(a, b *fakeHub) { b.publish("evil", "https://evil.example.com", "2026-08-25T16:42:00Z") }},
@@ -405,7 +405,7 @@ func TestFollowerLogsStateChangesOnce(t *testing.T) {
 	if strings.Contains(sink.all(), "s3cret") {
 		t.Errorf("log leaks the claim's userinfo:\n%s", sink.all())
 	}
-	a.acceptOnly("rotated") // the primary now rejects us
+	a.AcceptOnly("rotated") // the primary now rejects us
 	f.poll(context.Background())
 	f.poll(context.Background())
 	if n := sink.count(`"reason"="unauthorized"`); n != 1 {

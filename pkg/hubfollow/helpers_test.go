@@ -18,6 +18,8 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+
+	"github.com/holdfast-dist/holdfast/pkg/hubfollow/hubfollowtest"
 )
 
 const (
@@ -28,70 +30,20 @@ const (
 
 var testCABundle = base64.StdEncoding.EncodeToString([]byte(testPEM))
 
-func clusterPath(namespace, name string) string {
-	return "/apis/controller.kubeslice.io/v1alpha1/namespaces/" + namespace + "/clusters/" + name
-}
-
-// fakeHub is a hub API server serving this worker's Cluster CR. It answers
+// fakeHub is a stand-in hub serving this worker's Cluster CR
+// (hubfollowtest.Hub, which the overlay's glue tests use too). It answers
 // 401 to any token but its own, so a client aimed at one hub with the other
 // hub's credential fails as it would in production.
 type fakeHub struct {
-	srv      *httptest.Server
-	requests atomic.Int64
-
-	mu     sync.Mutex
-	token  string
-	status int
-	body   []byte
+	*hubfollowtest.Hub
 }
 
 func newFakeHub(t *testing.T, token string) *fakeHub {
 	t.Helper()
-	h := &fakeHub{token: token}
-	h.publishNothing()
-	h.srv = httptest.NewTLSServer(http.HandlerFunc(h.serve))
-	t.Cleanup(h.srv.Close)
-	return h
+	return &fakeHub{hubfollowtest.NewHub(t, testNamespace, testCluster, token)}
 }
 
-func (h *fakeHub) serve(w http.ResponseWriter, r *http.Request) {
-	h.requests.Add(1)
-	h.mu.Lock()
-	token, status, body := h.token, h.status, h.body
-	h.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	if r.Header.Get("Authorization") != "Bearer "+token {
-		writeStatus(w, http.StatusUnauthorized, "Unauthorized")
-		return
-	}
-	if r.Method != http.MethodGet || r.URL.Path != clusterPath(testNamespace, testCluster) {
-		writeStatus(w, http.StatusNotFound, "NotFound")
-		return
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
-}
-
-func writeStatus(w http.ResponseWriter, code int, reason string) {
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]interface{}{
-		"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": reason, "code": code,
-	})
-}
-
-// acceptOnly makes the hub accept only token, as after the worker's token was
-// revoked and a new one minted.
-func (h *fakeHub) acceptOnly(token string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.token = token
-}
-
-func (h *fakeHub) respond(status int, body string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.status, h.body = status, []byte(body)
-}
+func (h *fakeHub) respond(status int, body string) { h.Respond(status, []byte(body)) }
 
 func (h *fakeHub) publishNothing() {
 	h.respond(http.StatusOK, clusterJSON(nil))
@@ -104,17 +56,15 @@ func (h *fakeHub) publish(identity, endpoint, lastUpdated string) {
 	}))
 }
 
+// clusterJSON is the Cluster with activeController written out by hand (a
+// claim of any shape, malformed ones included) beside another status field
+// the decoder must skip.
 func clusterJSON(activeController map[string]interface{}) string {
-	obj := map[string]interface{}{
-		"apiVersion": "controller.kubeslice.io/v1alpha1",
-		"kind":       "Cluster",
-		"metadata":   map[string]interface{}{"name": testCluster, "namespace": testNamespace},
-		"status":     map[string]interface{}{"cniSubnet": []string{"10.1.0.0/16"}},
-	}
+	status := map[string]interface{}{"cniSubnet": []string{"10.1.0.0/16"}}
 	if activeController != nil {
-		obj["status"].(map[string]interface{})["activeController"] = activeController
+		status["activeController"] = activeController
 	}
-	b, err := json.Marshal(obj)
+	b, err := json.Marshal(hubfollowtest.Cluster(testNamespace, testCluster, status))
 	if err != nil {
 		panic(err)
 	}
@@ -127,16 +77,10 @@ func (h *fakeHub) connection(t *testing.T, name string) Connection {
 	t.Helper()
 	return Connection{
 		Name:      name,
-		Endpoint:  h.srv.URL,
-		TokenFile: writeFile(t, name+"-token", h.currentToken()),
-		CAFile:    writeFile(t, name+"-ca.crt", string(certPEM(h.srv))),
+		Endpoint:  h.URL(),
+		TokenFile: writeFile(t, name+"-token", h.Token()),
+		CAFile:    writeFile(t, name+"-ca.crt", string(h.CAPEM())),
 	}
-}
-
-func (h *fakeHub) currentToken() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.token
 }
 
 func certPEM(srv *httptest.Server) []byte {

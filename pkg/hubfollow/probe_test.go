@@ -73,7 +73,7 @@ func TestProbeClassifiesEveryAnswer(t *testing.T) {
 			}
 			if got.Err != nil {
 				msg := got.Err.Error()
-				if !strings.Contains(msg, tt.wantErr) || !strings.Contains(msg, hub.srv.URL) {
+				if !strings.Contains(msg, tt.wantErr) || !strings.Contains(msg, hub.Server.URL) {
 					t.Errorf("error %q should contain %q and name the hub endpoint", msg, tt.wantErr)
 				}
 				if strings.Contains(msg, testToken) {
@@ -87,7 +87,7 @@ func TestProbeClassifiesEveryAnswer(t *testing.T) {
 func TestProbeUsesThatHubsOwnCredential(t *testing.T) {
 	hubA := newFakeHub(t, "token-a")
 	hubB := newFakeHub(t, "token-b")
-	hubB.publish("hub-b", hubB.srv.URL, "")
+	hubB.publish("hub-b", hubB.Server.URL, "")
 	connB := hubB.connection(t, SecondaryName)
 
 	if got := NewProber(connB, testNamespace, testCluster, 5*time.Second).Probe(context.Background()); got.Kind != ProbeClaim {
@@ -105,8 +105,8 @@ func TestProbeUsesThatHubsOwnCredential(t *testing.T) {
 // past its timeout: neither before TLS completes nor after.
 func TestProbeHungHubReturnsWithinTimeout(t *testing.T) {
 	tlsHub := newFakeHub(t, testToken) // only for its serving certificate
-	cert := tlsHub.srv.TLS.Certificates[0]
-	caFile := writeFile(t, "ca.crt", string(certPEM(tlsHub.srv)))
+	cert := tlsHub.Server.TLS.Certificates[0]
+	caFile := writeFile(t, "ca.crt", string(certPEM(tlsHub.Server)))
 	tokenFile := writeFile(t, "token", testToken)
 	tests := []struct {
 		name string
@@ -158,7 +158,7 @@ func TestProbeRefusedIsUnreachable(t *testing.T) {
 	endpoint := "https://" + ln.Addr().String()
 	ln.Close() // nothing listens there now
 	p := NewProber(Connection{Name: PrimaryName, Endpoint: endpoint,
-		TokenFile: writeFile(t, "token", testToken), CAFile: writeFile(t, "ca.crt", string(certPEM(newFakeHub(t, "x").srv)))},
+		TokenFile: writeFile(t, "token", testToken), CAFile: writeFile(t, "ca.crt", string(certPEM(newFakeHub(t, "x").Server)))},
 		testNamespace, testCluster, 5*time.Second)
 	got := p.Probe(context.Background())
 	if got.Kind != ProbeUnreachable {
@@ -176,7 +176,7 @@ func TestProbeUntrustedCertificateIsUnreachable(t *testing.T) {
 	if got := NewProber(conn, testNamespace, testCluster, 5*time.Second).Probe(context.Background()); got.Kind != ProbeUnreachable {
 		t.Errorf("Kind = %v (%v), want unreachable", got.Kind, got.Err)
 	}
-	if hub.requests.Load() != 0 {
+	if hub.Requests.Load() != 0 {
 		t.Error("a request reached a hub whose certificate is not trusted")
 	}
 }
@@ -184,7 +184,7 @@ func TestProbeUntrustedCertificateIsUnreachable(t *testing.T) {
 func TestProbeParentContextBoundsTheRead(t *testing.T) {
 	endpoint, _ := hungServer(t, nil)
 	p := NewProber(Connection{Name: PrimaryName, Endpoint: endpoint,
-		TokenFile: writeFile(t, "token", testToken), CAFile: writeFile(t, "ca.crt", string(certPEM(newFakeHub(t, "x").srv)))},
+		TokenFile: writeFile(t, "token", testToken), CAFile: writeFile(t, "ca.crt", string(certPEM(newFakeHub(t, "x").Server)))},
 		testNamespace, testCluster, time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -213,7 +213,7 @@ func TestProberBuildsItsClientOnce(t *testing.T) {
 	if n := builds.Load(); n != 1 {
 		t.Errorf("client built %d times for 3 probes, want 1", n)
 	}
-	if n := hub.requests.Load(); n != 3 {
+	if n := hub.Requests.Load(); n != 3 {
 		t.Errorf("hub saw %d requests, want 3", n)
 	}
 }
@@ -235,7 +235,7 @@ func TestProberRetriesUntilTheCredentialIsMounted(t *testing.T) {
 	if !strings.Contains(got.Err.Error(), conn.TokenFile) {
 		t.Errorf("error %q does not name the token file", got.Err)
 	}
-	if hub.requests.Load() != 0 {
+	if hub.Requests.Load() != 0 {
 		t.Error("a request was sent without a credential")
 	}
 	if err := os.Rename(realToken, conn.TokenFile); err != nil {

@@ -1,12 +1,14 @@
-// Package hubfollowtest renders what the hub controllers publish, for tests
-// of a worker that follows hub failover: the claim in
+// Package hubfollowtest is the test side of hub failover following: it
+// renders what the hub controllers publish (the claim in
 // status.activeController of the worker's controller.kubeslice.io Cluster,
-// and the Cluster object a hub serves.
+// and the Cluster object a hub serves) and runs a stand-in hub (Hub) that
+// serves them.
 //
-// One copy serves holdfast's e2e suite (e2e/worker, which publishes claims
-// on real kube-apiservers) and the glue tests of the patched worker-operator
-// tree (overlay/workeroperator, which serve them from fake hubs): it is
-// carried with hubfollow into third_party/holdfast/hubfollow/hubfollowtest.
+// One copy serves hubfollow's own tests, holdfast's e2e suite (e2e/worker,
+// which publishes claims on real kube-apiservers and uses only Claim) and
+// the glue tests of the patched worker-operator tree (overlay/workeroperator,
+// which run against Hub): it is carried with hubfollow into
+// third_party/holdfast/hubfollow/hubfollowtest.
 // hubfollow's own test checks that what it renders is what the follower
 // reads, so a suite cannot drift into publishing a claim no worker decodes.
 //
