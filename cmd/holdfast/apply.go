@@ -42,9 +42,11 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	c := e.config(*out)
 	for _, pin := range selected {
 		for _, kind := range kinds {
-			if _, err := c.Build(ctx, up, pin, kind); err != nil {
+			tree, err := c.Build(ctx, up, pin, kind)
+			if err != nil {
 				return err
 			}
+			fmt.Fprintln(e.stdout, tree.Dir)
 		}
 	}
 	return nil

@@ -54,7 +54,7 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 			name = pipeline.TreeDir(up, pin.Version, kind)
 		}
 		bins, err := build.Build(ctx, build.Options{
-			Tree: tree.Dir, Upstream: up, Pin: pin, Stamp: stamp, Out: *bin, Name: name, Log: e.stdout,
+			Tree: tree.Dir, Upstream: up, Pin: pin, Stamp: stamp, Out: *bin, Name: name, Log: e.stderr,
 			Only: splitList(*only),
 		})
 		if err != nil {

@@ -48,13 +48,13 @@ func runChartsBuild(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	pkgs, err := charts.Build(ctx, charts.Options{
-		Pins: f, Trees: e.config(""), Out: e.chartsOut(*out), Helm: helm, ModTime: source.Date, Log: e.stdout,
+		Pins: f, Trees: e.config(""), Out: e.chartsOut(*out), Helm: helm, ModTime: source.Date, Log: e.stderr,
 	})
 	if err != nil {
 		return err
 	}
 	for _, p := range pkgs {
-		fmt.Fprintf(e.stdout, "  %s\n", p.Path)
+		fmt.Fprintln(e.stdout, p.Path)
 	}
 	return nil
 }

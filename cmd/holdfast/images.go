@@ -33,6 +33,10 @@ func runImages(ctx context.Context, e *env, args []string) error {
 	return fmt.Errorf("%w: unknown images command %q: want build or push", errUsage, args[0])
 }
 
+// buildImages is imagebuild.Build, replaced in tests that check what the
+// command prints without cross-building an upstream.
+var buildImages = imagebuild.Build
+
 // runImagesBuild builds the images of one upstream's pin, or of every
 // upstream's default pin.
 func runImagesBuild(ctx context.Context, e *env, args []string) error {
@@ -68,10 +72,10 @@ func runImagesBuild(ctx context.Context, e *env, args []string) error {
 		Platforms: ps,
 		Source:    source,
 		Binaries:  splitList(*only),
-		Log:       e.stdout,
+		Log:       e.stderr,
 	}
 	for _, t := range targets {
-		built, err := imagebuild.Build(ctx, o, t.up, t.pin)
+		built, err := buildImages(ctx, o, t.up, t.pin)
 		if err != nil {
 			return err
 		}

@@ -17,11 +17,16 @@
 //	holdfast images  build [--upstream NAME [--version V]] [--platforms LIST] [--only BIN,...] [--registry R] [--out DIR] [--bin DIR] [--trees DIR]
 //	holdfast images  push --registry R [--upstream NAME [--version V]] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
 //	holdfast release --version V [--out DIR]
-//	holdfast version
+//	holdfast version | --version
+//	holdfast help [COMMAND [SUBCOMMAND]]   (or holdfast COMMAND --help)
 //
-// Every command takes --root (the repository, default "."). Exit status is
-// 0 on success, 1 when the work failed (a pin that does not verify, a patch
-// that does not apply, a rebase with conflicts), 2 on a usage error.
+// Every command takes --root (the repository, default "."). Results (what
+// was built and where, reports, refs, summary lines) go to stdout, so a
+// script can read them; steps, go command lines and, while a long go build
+// or go test runs, a heartbeat line every 30 seconds go to stderr. Help
+// that was asked for goes to stdout. Exit status is 0 on success, 1 when
+// the work failed (a pin that does not verify, a patch that does not
+// apply, a rebase with conflicts), 2 on a usage error.
 package main
 
 import (
@@ -33,6 +38,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/holdfast-dist/holdfast/internal/pins"
@@ -66,8 +73,10 @@ const usage = `usage:
                    [--version V] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
   holdfast release --version V [--out DIR]               assemble _output/release/V from the built artifacts
                                                          (refuses a dirty tree or a failing report)
-  holdfast version
+  holdfast version | --version                           print what holdfast was built from
+  holdfast help [COMMAND [SUBCOMMAND]]                   a command's usage and flags (or: holdfast COMMAND --help)
 common flags: --root DIR (holdfast repository, default ".")
+results go to stdout; steps, progress and errors to stderr
 `
 
 type command struct {
@@ -89,6 +98,9 @@ var commands = []command{
 }
 
 // env is what every command needs: where things are and where to write.
+// stdout carries results only (paths of what was built, reports, refs,
+// summary lines) so that a script can read them; steps, go command lines
+// and heartbeats go to stderr.
 type env struct {
 	stdout, stderr io.Writer
 	root           string
@@ -102,11 +114,24 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		fmt.Fprint(stderr, usage)
-		if len(args) == 0 {
+		return 2
+	case isHelp(args[0]) || args[0] == "help" && (len(args) == 1 || args[1] == "help" || isHelp(args[1])):
+		fmt.Fprint(stdout, usage)
+		return 0
+	case args[0] == "help":
+		if !known(args[1]) {
+			fmt.Fprintf(stderr, "holdfast help: unknown command %q (commands: %s)\n", args[1], strings.Join(commandNames(), ", "))
 			return 2
 		}
+		return run(ctx, append(args[1:len(args):len(args)], "--help"), stdout, stderr)
+	case args[0] == "--version" || args[0] == "-version":
+		args = append([]string{"version"}, args[1:]...)
+	case len(args) == 2 && isHelp(args[1]) && hasSubcommands[args[0]]:
+		// The flags are the subcommand's: list the subcommands.
+		fmt.Fprintf(stdout, "usage:\n%s", verbUsage(args[0]))
 		return 0
 	}
 	for _, c := range commands {
@@ -120,7 +145,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case errors.Is(err, flag.ErrHelp):
 			return 0
 		case errors.Is(err, errUsage):
-			fmt.Fprintf(stderr, "holdfast %s: %v\n%s", args[0], err, usage)
+			fmt.Fprintf(stderr, "holdfast %s: %v\nusage:\n%sits flags: holdfast help %s\n", args[0], err, verbUsage(args[0]), args[0])
 			return 2
 		default:
 			fmt.Fprintf(stderr, "holdfast %s: %v\n", args[0], err)
@@ -131,17 +156,67 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 2
 }
 
-// flags returns a flag set with the common flags bound to e.
-func (e *env) flags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.StringVar(&e.root, "root", ".", "holdfast repository root")
-	return fs
+// hasSubcommands are the commands whose flags belong to a subcommand.
+var hasSubcommands = map[string]bool{"pins": true, "charts": true, "images": true}
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
+
+func known(name string) bool {
+	return name == "help" || slices.Contains(commandNames(), name)
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+// verbUsage is the part of usage about name ("images" or "images build"):
+// each matching "holdfast ..." line with the lines that continue it.
+func verbUsage(name string) string {
+	want := strings.Fields(name)
+	var b strings.Builder
+	in := false
+	for _, line := range strings.SplitAfter(usage, "\n") {
+		fields := strings.Fields(line)
+		switch {
+		case strings.HasPrefix(line, "  holdfast "):
+			in = len(fields) > len(want) && slices.Equal(fields[1:1+len(want)], want)
+		case !strings.HasPrefix(line, "   "):
+			in = false
+		}
+		if in {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
+
+// flagSet is a command's flag set and where its help goes.
+type flagSet struct {
+	*flag.FlagSet
+	help io.Writer
+}
+
+// flags returns a flag set with the common flags bound to e.
+func (e *env) flags(name string) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// A bad flag is reported once, by run, with the command's usage on
+	// stderr; help that was asked for is printed by parse, on stdout.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.StringVar(&e.root, "root", ".", "holdfast repository root")
+	return &flagSet{FlagSet: fs, help: e.stdout}
+}
+
+func parse(fs *flagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(fs.help, "usage:\n%sflags:\n", verbUsage(fs.Name()))
+			fs.SetOutput(fs.help)
+			fs.PrintDefaults()
 			return err
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
@@ -176,7 +251,7 @@ func (e *env) config(out string) pipeline.Config {
 	if out == "" {
 		out = filepath.Join(e.root, pipeline.DefaultOut)
 	}
-	return pipeline.Config{Root: e.root, Out: out, Log: e.stdout, Download: pristine.Downloader{ChecksumDB: checksumDB}}
+	return pipeline.Config{Root: e.root, Out: out, Log: e.stderr, Download: pristine.Downloader{ChecksumDB: checksumDB}}
 }
 
 // checksumDB is the checksum database pins are checked against: empty, so

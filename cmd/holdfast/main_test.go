@@ -77,9 +77,13 @@ func TestApply(t *testing.T) {
 			t.Errorf("%s: %v", tree, err)
 		}
 	}
-	code, stdout, _ = runCLI(t, "apply", "--root", root, "--upstream", "up")
-	if code != 0 || strings.Count(stdout, "up to date") != 2 {
-		t.Errorf("second apply: exit %d\n%s", code, stdout)
+	// stdout is the trees, one a line; the steps are on stderr.
+	if want := filepath.Join(root, "_output", "trees", "up-v1.2.0") + "\n" + filepath.Join(root, "_output", "trees", "up-v1.2.0-pristine") + "\n"; stdout != want {
+		t.Errorf("apply stdout:\n%s\nwant:\n%s", stdout, want)
+	}
+	code, _, stderr = runCLI(t, "apply", "--root", root, "--upstream", "up")
+	if code != 0 || strings.Count(stderr, "up to date") != 2 {
+		t.Errorf("second apply: exit %d\n%s", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "apply", "--root", root, "--upstream", "up", "--version", "v9.0.0")
 	if code != 1 || !strings.Contains(stderr, "upstream up has no pin for v9.0.0") {
@@ -173,6 +177,12 @@ func TestVersion(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, "holdfast ") {
 		t.Errorf("exit %d, %q", code, stdout)
 	}
+	for _, flag := range []string{"--version", "-version"} {
+		code, got, stderr := runCLI(t, flag)
+		if code != 0 || got != stdout {
+			t.Errorf("holdfast %s: exit %d, stdout %q, stderr %q; want exit 0 and %q (holdfast version)", flag, code, got, stderr, stdout)
+		}
+	}
 }
 
 // TestPinsConsultTheChecksumDatabase serves a version other than the one
@@ -224,5 +234,52 @@ func TestPinsConsultTheChecksumDatabase(t *testing.T) {
 					served, tt.env, code, !bytes.Equal(before, after), stdout, stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestHelp: help that was asked for is on stdout with exit 0, and names
+// the command's flags; an unknown command in help is a usage error.
+func TestHelp(t *testing.T) {
+	for _, tt := range []struct {
+		args    []string
+		want    []string // in stdout
+		notWant string   // not in stdout
+	}{
+		{args: []string{"help"}, want: []string{"usage:", "holdfast images  push", "holdfast help [COMMAND"}},
+		{args: []string{"--help"}, want: []string{"usage:", "holdfast rebase"}},
+		{args: []string{"help", "help"}, want: []string{"holdfast help [COMMAND"}},
+		{args: []string{"help", "apply"}, want: []string{"holdfast apply   --upstream NAME", "[--out DIR] [--patched-only]", "-patched-only", "-root string"}, notWant: "holdfast build"},
+		{args: []string{"apply", "--help"}, want: []string{"holdfast apply   --upstream NAME", "-patched-only"}, notWant: "holdfast build"},
+		{args: []string{"apply", "-h"}, want: []string{"-patched-only"}},
+		{args: []string{"help", "images"}, want: []string{"holdfast images  build", "holdfast images  push"}, notWant: "holdfast charts"},
+		{args: []string{"images", "--help"}, want: []string{"holdfast images  build", "holdfast images  push"}},
+		{args: []string{"help", "images", "push"}, want: []string{"holdfast images  push", "-plain-http"}, notWant: "holdfast images  build"},
+		{args: []string{"help", "pins", "verify"}, want: []string{"holdfast pins verify", "-upstream string"}},
+		{args: []string{"help", "version"}, want: []string{"holdfast version | --version"}},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tt.args...)
+			if code != 0 || stderr != "" {
+				t.Errorf("exit %d, stderr %q; want exit 0 and nothing on stderr", code, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			if tt.notWant != "" && strings.Contains(stdout, tt.notWant) {
+				t.Errorf("stdout has %q, another command's usage:\n%s", tt.notWant, stdout)
+			}
+		})
+	}
+
+	code, stdout, stderr := runCLI(t, "help", "frobnicate")
+	if want := `holdfast help: unknown command "frobnicate" (commands: pins, fetch, apply, build, test, rebase, charts, images, release, version)`; code != 2 || stdout != "" || strings.TrimSpace(stderr) != want {
+		t.Errorf("help frobnicate: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, want)
+	}
+	// A usage error prints the command's usage, not the whole list, on stderr.
+	code, stdout, stderr = runCLI(t, "apply", "--bogus")
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "holdfast apply   --upstream NAME") || strings.Contains(stderr, "holdfast build") {
+		t.Errorf("apply --bogus: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 }

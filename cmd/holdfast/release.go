@@ -44,7 +44,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	}
 	dir, err := release.Assemble(ctx, release.Options{
 		Version: *version, Source: source, Shipped: shipped,
-		Inputs: release.DefaultInputs(e.root), Out: *out, Log: e.stdout,
+		Inputs: release.DefaultInputs(e.root), Out: *out, Log: e.stderr,
 		Checks: releaseChecks(e.root, f, shipped, source), Preflight: *preflight,
 	})
 	if err != nil {

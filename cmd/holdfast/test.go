@@ -42,7 +42,7 @@ func runTest(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	c := e.config("")
-	runner := treetest.Runner{Log: e.stdout}
+	runner := treetest.Runner{Log: e.stderr}
 	var results []*treetest.Result
 	for _, pin := range selected {
 		r, err := treetest.Check(ctx, c, runner, up, pin)
@@ -52,7 +52,6 @@ func runTest(ctx context.Context, e *env, args []string) error {
 		r.HoldfastCommit, r.HoldfastTreeState = source.Commit, source.TreeState
 		results = append(results, r)
 	}
-	fmt.Fprintln(e.stdout)
 	if err := treetest.WriteText(e.stdout, results); err != nil {
 		return err
 	}

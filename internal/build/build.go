@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/progress"
 )
 
 // DefaultOut is where binaries go unless told otherwise; _output/ is
@@ -41,7 +42,9 @@ type Options struct {
 	// Env is the go command's environment; nil inherits holdfast's.
 	// CGO_ENABLED=0 is always added, and GOOS/GOARCH for a Platform.
 	Env []string
-	// Log receives the go command lines; nil discards.
+	// Log receives the go command lines and, while one runs, a heartbeat
+	// line every progress.Interval; nil discards. It is progress, not
+	// results: holdfast passes its stderr.
 	Log io.Writer
 }
 
@@ -110,7 +113,12 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 		}
 		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir, cmd.Env = o.Tree, env
-		if out, err := cmd.CombinedOutput(); err != nil {
+		// go build holds its output until it ends: a cold build is
+		// otherwise silent for minutes.
+		stop := progress.Start(o.Log, "building "+name+o.Platform.forLog())
+		out, err := cmd.CombinedOutput()
+		stop()
+		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return nil, ctxErr
 			}

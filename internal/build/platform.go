@@ -27,6 +27,14 @@ func (p Platform) goEnv() string {
 	return "GOOS=" + p.OS + " GOARCH=" + p.Arch + " "
 }
 
+// forLog names the target in a progress line: nothing for the host.
+func (p Platform) forLog() string {
+	if p == (Platform{}) {
+		return ""
+	}
+	return " for " + p.String()
+}
+
 // ParsePlatform reads os/arch, e.g. linux/arm64. A variant (linux/arm/v7)
 // is refused: the go command takes it from GOARM, which no pin needs.
 func ParsePlatform(s string) (Platform, error) {

@@ -12,13 +12,17 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/holdfast-dist/holdfast/internal/progress"
 )
 
 // Runner runs `go test -json` in a tree.
 type Runner struct {
 	// Env is the go command's environment; nil inherits holdfast's.
 	Env []string
-	// Log receives the command line of every run; nil discards.
+	// Log receives the command line of every run and, while one runs, a
+	// heartbeat line every progress.Interval; nil discards. It is
+	// progress, not results: holdfast passes its stderr.
 	Log io.Writer
 }
 
@@ -69,8 +73,12 @@ func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*R
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("go test in %s: %w", dir, err)
 	}
+	// go test -json streams events, but they are parsed, not shown, and a
+	// tree's first test run compiles for minutes.
+	stop := progress.Start(r.Log, "running go test in "+dir)
 	run, parseErr := parse(stdout)
 	waitErr := cmd.Wait()
+	stop()
 	run.Duration = time.Since(start)
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -1,0 +1,52 @@
+//go:build e2e
+
+package charts
+
+import (
+	"maps"
+	"strings"
+	"testing"
+)
+
+// TestWorkerOperatorPrometheusRule: off by default (nothing a user did not
+// ask for, and no dependency on the prometheus-operator CRDs); on, one
+// PrometheusRule with the alerts of docs/hub-failover.md, every metric of
+// which pkg/hubfollow registers.
+func TestWorkerOperatorPrometheusRule(t *testing.T) {
+	f := setup(t)
+	for _, values := range []string{workerPrimary, workerHA} {
+		objs := f.render(t, f.operator, workerNamespace, "--values", f.path(values))
+		for name := range objs {
+			if strings.HasPrefix(name, "PrometheusRule/") {
+				t.Errorf("%s: %s rendered by default", values, name)
+			}
+		}
+	}
+
+	objs := f.render(t, f.operator, workerNamespace, "--values", f.path(workerHA),
+		"--values", valuesFile(t, `{"metrics":{"prometheusRule":{"enabled":true,"severity":"critical","labels":{"prometheus":"main"}}}}`))
+	doc, ok := objs["PrometheusRule/kubeslice-operator"]
+	if !ok {
+		t.Fatalf("no PrometheusRule/kubeslice-operator rendered (have %s)", objs.names())
+	}
+	r := parseRule(t, doc)
+	if r.Metadata.Namespace != workerNamespace || r.Metadata.Labels["prometheus"] != "main" {
+		t.Errorf("metadata %+v, want namespace %s and the label prometheus=main", r.Metadata, workerNamespace)
+	}
+	want := map[string]string{
+		"KubeSliceWorkerStandbyCredentialRejected": `kubeslice_worker_hub_credential_accepted{hub="secondary"} == 0`,
+		"KubeSliceWorkerHubUnreachable":            `sum by (hub) (increase(kubeslice_worker_hub_probe_errors_total{reason=~"unreachable|timeout"}[30m])) > 150`,
+		"KubeSliceWorkerHubClaimRejected":          `increase(kubeslice_worker_hub_probe_errors_total{reason="rejected_endpoint"}[1h]) > 0`,
+	}
+	if got := r.alerts(); !maps.Equal(got, want) {
+		t.Errorf("alerts\n  %q\nwant docs/hub-failover.md's\n  %q", got, want)
+	}
+	for _, g := range r.Spec.Groups {
+		for _, rule := range g.Rules {
+			if rule.Labels["severity"] != "critical" || rule.Annotations["summary"] == "" {
+				t.Errorf("%s: labels %v, annotations %v; want severity critical and a summary", rule.Alert, rule.Labels, rule.Annotations)
+			}
+		}
+	}
+	checkExported(t, r, hubfollowMetrics(t))
+}
