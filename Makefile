@@ -166,6 +166,10 @@ rebase: ## Try the series on another upstream tag: make rebase UPSTREAM=karmada 
 	@[ -n "$(UPSTREAM)" ] && [ -n "$(VERSION)" ] || { echo "usage: make rebase UPSTREAM=karmada VERSION=vX.Y.Z [UPDATE_PINS=1]"; exit 2; }
 	$(HOLDFAST) rebase --upstream $(UPSTREAM) --version $(VERSION) $(if $(UPDATE_PINS),--update-pins)
 
+.PHONY: watch
+watch: ## List upstream tags newer than the pins and rebase onto each: make watch [UPSTREAM=karmada] [PRE_RELEASES=1] (report in _output/watch/).
+	$(HOLDFAST) watch $(if $(UPSTREAM),--upstream $(UPSTREAM)) $(if $(PRE_RELEASES),--pre-releases)
+
 .PHONY: clean
 clean: ## Remove build output (keeps the tool cache in .cache/).
 	rm -rf $(OUTPUT_DIR)

@@ -12,6 +12,7 @@
 //	holdfast build   --upstream NAME [--version V | --all] [--bin DIR] [--pristine] [--only BIN,...]
 //	holdfast test    --upstream NAME [--version V | --all] [--reports DIR]
 //	holdfast rebase  --upstream NAME --version V [--series DIR] [--update-pins]
+//	holdfast watch   [--upstream NAME] [--pre-releases] [--out DIR]
 //	holdfast charts  build [--out DIR] [--helm PATH]
 //	holdfast charts  push --registry R [--plain-http] [--out DIR] [--helm PATH]
 //	holdfast images  build [--upstream NAME [--version V]] [--platforms LIST] [--only BIN,...] [--registry R] [--out DIR] [--bin DIR] [--trees DIR]
@@ -26,7 +27,10 @@
 // or go test runs, a heartbeat line every 30 seconds go to stderr. Help
 // that was asked for goes to stdout. Exit status is 0 on success, 1 when
 // the work failed (a pin that does not verify, a patch that does not
-// apply, a rebase with conflicts), 2 on a usage error.
+// apply, a rebase with conflicts), 2 on a usage error. watch is the
+// exception that proves the rule: a new tag that conflicts is what it
+// reports, not a failure, so it exits 1 only when it could not list or
+// try a tag.
 package main
 
 import (
@@ -61,6 +65,9 @@ const usage = `usage:
                    [--reports DIR]                       (Markdown and JSON under _output/reports)
   holdfast rebase  --upstream NAME --version V           try the series on another upstream version
                    [--series DIR] [--update-pins]
+  holdfast watch   [--upstream NAME] [--pre-releases]    list upstream tags newer than the pins (module proxy),
+                   [--out DIR]                           rebase onto each; report under _output/watch
+                                                         (exit 0 whatever the verdicts; 1 if a tag could not be tried)
   holdfast charts  build [--out DIR] [--helm PATH]       package the Helm charts of the default pins
                                                          (into _output/charts)
   holdfast charts  push --registry R [--plain-http]      push them to an OCI registry
@@ -91,6 +98,7 @@ var commands = []command{
 	{"build", runBuild},
 	{"test", runTest},
 	{"rebase", runRebase},
+	{"watch", runWatch},
 	{"charts", runCharts},
 	{"images", runImages},
 	{"release", runRelease},

@@ -274,7 +274,7 @@ func TestHelp(t *testing.T) {
 	}
 
 	code, stdout, stderr := runCLI(t, "help", "frobnicate")
-	if want := `holdfast help: unknown command "frobnicate" (commands: pins, fetch, apply, build, test, rebase, charts, images, release, version)`; code != 2 || stdout != "" || strings.TrimSpace(stderr) != want {
+	if want := `holdfast help: unknown command "frobnicate" (commands: pins, fetch, apply, build, test, rebase, watch, charts, images, release, version)`; code != 2 || stdout != "" || strings.TrimSpace(stderr) != want {
 		t.Errorf("help frobnicate: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, want)
 	}
 	// A usage error prints the command's usage, not the whole list, on stderr.
