@@ -30,6 +30,12 @@ const (
 type PatchReport struct {
 	Patch  *patchset.Patch
 	Status Status
+	// UpstreamFix says, when upstream has its own fix, whether it
+	// supersedes the patch or the patch stays as an enhancement; see
+	// ClassifyUpstreamFix. Empty when upstream has no fix of its own.
+	UpstreamFix UpstreamFix
+	// UpstreamFixWhy is the evidence: header and regression verdict.
+	UpstreamFixWhy string
 	// Notes say where moved hunks were found, which hunks conflict and
 	// why, or what the header's Applied-Upstream says.
 	Notes []string
@@ -64,6 +70,8 @@ type Report struct {
 	Patches      []PatchReport
 	// Pristine is the outcome of the regression check on pristine source.
 	Pristine string
+	// Regression is that outcome as a verdict.
+	Regression Regression
 }
 
 // Run tries the series on the new version. The returned error is for
@@ -121,6 +129,7 @@ func Run(ctx context.Context, c pipeline.Config, o Options) (*Report, error) {
 	}
 
 	r.Pristine = "not run: no regression check is wired in yet (rebase.Options.PristineCheck)"
+	r.Regression = RegressionNotRun
 	if o.PristineCheck != nil {
 		pristineDir := filepath.Join(dir, "pristine")
 		if err := c.Lay(pristineDir, up, mod, provenance.Pristine); err != nil {
@@ -132,9 +141,15 @@ func Run(ctx context.Context, c pipeline.Config, o Options) (*Report, error) {
 			r.Pristine = "failed to run: " + err.Error()
 		case fixed:
 			r.Pristine = "regression tests PASS on pristine " + o.Version + ": upstream fixed it; the series is no longer needed (" + detail + ")"
+			r.Regression = RegressionPasses
 		default:
 			r.Pristine = "regression tests FAIL on pristine " + o.Version + " as expected: the series is still needed (" + detail + ")"
+			r.Regression = RegressionFails
 		}
+	}
+	for i := range r.Patches {
+		p := &r.Patches[i]
+		p.UpstreamFix, p.UpstreamFixWhy = ClassifyUpstreamFix(p.Patch.Header, o.Version, r.Regression)
 	}
 	return r, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipelinetest"
 )
@@ -226,5 +227,96 @@ func TestPristineCheckHook(t *testing.T) {
 		if !strings.Contains(r.Pristine, tt.want) {
 			t.Errorf("%s: pristine check = %q, want %q", tt.version, r.Pristine, tt.want)
 		}
+	}
+}
+
+// TestUpstreamFixWording: the fixture's patch says Applied-Upstream: v1.4.0.
+// On v1.4.0 the report must say whether upstream's own fix supersedes the
+// carried patch or is weaker than it, from the regression verdict on
+// pristine the caller supplies (a Karmada build cannot run here; the stub
+// stands for treetest.PristineCheck's answer).
+func TestUpstreamFixWording(t *testing.T) {
+	needGo(t)
+	verdict := func(fixed bool) PristineCheck {
+		return func(context.Context, string) (bool, string, error) {
+			if fixed {
+				return true, "TestTokenIsFresh: GREEN", nil
+			}
+			return false, "TestTokenIsFresh: RED", nil
+		}
+	}
+	tests := []struct {
+		name    string
+		version string
+		check   PristineCheck
+		want    string
+		wantNot []string
+	}{
+		{"regression passes on pristine", "v1.4.0", verdict(true), "upstream fix present; carried patch superseded", []string{string(FixWeaker)}},
+		{"regression fails on pristine", "v1.4.0", verdict(false), "upstream fix present but weaker; carried as enhancement", []string{string(FixSuperseded)}},
+		{"regression not run", "v1.4.0", nil, "upstream fix present per headers (Applied-Upstream: v1.4.0); regression check not run", []string{string(FixSuperseded), string(FixWeaker)}},
+		{"older than Applied-Upstream", "v1.3.0", verdict(false), "", []string{"upstream fix present"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fx := pipelinetest.New(t)
+			r, err := Run(context.Background(), fx.Config, Options{Upstream: fx.Upstream, Version: tt.version, PristineCheck: tt.check})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := r.Write(&out); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), tt.want) {
+				t.Errorf("report lacks %q:\n%s", tt.want, out.String())
+			}
+			for _, bad := range tt.wantNot {
+				if strings.Contains(out.String(), bad) {
+					t.Errorf("report says %q:\n%s", bad, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestClassifyUpstreamFix is the decision rule on Karmada's headers: PR
+// 7663 is in v1.19.0-rc.0 and backported to release-1.18 with no tag yet;
+// upstream's fix still returns the first 401, which the regression test
+// catches (RegressionFails).
+func TestClassifyUpstreamFix(t *testing.T) {
+	karmada := patchset.Header{
+		AppliedUpstream:  "v1.19.0-rc.0",
+		UpstreamBackport: "https://github.com/karmada-io/karmada/pull/7847 (PR 7663 backported\n to release-1.18, merged; no v1.18.x tag the module proxy serves contains it yet)",
+	}
+	tagged := karmada
+	tagged.UpstreamBackport = "https://github.com/karmada-io/karmada/pull/7847 (in v1.18.3)"
+	ours := patchset.Header{AppliedUpstream: "no"}
+	tests := []struct {
+		name    string
+		h       patchset.Header
+		version string
+		reg     Regression
+		want    UpstreamFix
+		why     string
+	}{
+		{"v1.19.0, test still fails: weaker", karmada, "v1.19.0", RegressionFails, FixWeaker, "Applied-Upstream: v1.19.0-rc.0, but the regression tests still fail on pristine v1.19.0"},
+		{"v1.19.0, test passes: superseded", karmada, "v1.19.0", RegressionPasses, FixSuperseded, "Applied-Upstream: v1.19.0-rc.0, and the regression tests pass on pristine v1.19.0"},
+		{"the rc itself counts", karmada, "v1.19.0-rc.0", RegressionFails, FixWeaker, ""},
+		{"v1.19.0, not run", karmada, "v1.19.0", RegressionNotRun, FixUnverified, "regression check not run"},
+		{"v1.18.3, untagged backport, test passes", karmada, "v1.18.3", RegressionPasses, FixSuperseded, "Upstream-Backport https://github.com/karmada-io/karmada/pull/7847, and the regression tests pass"},
+		{"v1.18.3, untagged backport, test fails: undecided", karmada, "v1.18.3", RegressionFails, "", ""},
+		{"v1.18.3, backport tagged v1.18.3, test fails", tagged, "v1.18.3", RegressionFails, FixWeaker, "Upstream-Backport in v1.18.3, but"},
+		{"v1.18.2, before the tagged backport", tagged, "v1.18.2", RegressionFails, "", ""},
+		{"v1.17.9: the backport tag is of another minor", tagged, "v1.17.9", RegressionFails, "", ""},
+		{"holdfast's own fix: no claim even if the test passes", ours, "v1.20.0", RegressionPasses, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, why := ClassifyUpstreamFix(tt.h, tt.version, tt.reg)
+			if got != tt.want || !strings.Contains(why, tt.why) {
+				t.Errorf("got %q (%s), want %q (%s)", got, why, tt.want, tt.why)
+			}
+		})
 	}
 }

@@ -16,6 +16,9 @@ func (r *Report) Write(w io.Writer) error {
 	}
 	for _, p := range r.Patches {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, p.Patch.Name(), p.Status)
+		if p.UpstreamFix != "" {
+			fmt.Fprintf(w, "      %s %s\n", p.UpstreamFix, p.UpstreamFixWhy)
+		}
 		for _, n := range p.Notes {
 			fmt.Fprintf(w, "      %s\n", n)
 		}

@@ -99,13 +99,17 @@ type jsonTag struct {
 	Sum      string      `json:"sum,omitempty"`
 	Patches  []jsonPatch `json:"patches,omitempty"`
 	Pristine string      `json:"pristine,omitempty"`
-	Error    string      `json:"error,omitempty"`
+	// Regression is the pristine regression verdict ClassifyUpstreamFix used.
+	Regression rebase.Regression `json:"regression,omitempty"`
+	Error      string            `json:"error,omitempty"`
 }
 
 type jsonPatch struct {
-	Name   string        `json:"name"`
-	Status rebase.Status `json:"status"`
-	Notes  []string      `json:"notes,omitempty"`
+	Name           string             `json:"name"`
+	Status         rebase.Status      `json:"status"`
+	UpstreamFix    rebase.UpstreamFix `json:"upstream_fix,omitempty"`
+	UpstreamFixWhy string             `json:"upstream_fix_why,omitempty"`
+	Notes          []string           `json:"notes,omitempty"`
 }
 
 // WriteJSON writes the report for scripts (the watch workflow reads "new").
@@ -116,9 +120,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		for _, t := range u.Tags {
 			jt := jsonTag{Candidate: t.Candidate, Verdict: t.Verdict, Error: t.Err}
 			if rr := t.Rebase; rr != nil {
-				jt.Series, jt.Sum, jt.Pristine = rr.Series, rr.Module.Sum, rr.Pristine
+				jt.Series, jt.Sum, jt.Pristine, jt.Regression = rr.Series, rr.Module.Sum, rr.Pristine, rr.Regression
 				for _, p := range rr.Patches {
-					jt.Patches = append(jt.Patches, jsonPatch{Name: p.Patch.Name(), Status: p.Status, Notes: p.Notes})
+					jt.Patches = append(jt.Patches, jsonPatch{Name: p.Patch.Name(), Status: p.Status, UpstreamFix: p.UpstreamFix, UpstreamFixWhy: p.UpstreamFixWhy, Notes: p.Notes})
 				}
 			}
 			ju.Tags = append(ju.Tags, jt)

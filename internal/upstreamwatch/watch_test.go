@@ -109,7 +109,10 @@ func TestReports(t *testing.T) {
 		Upstreams []struct {
 			Tags []struct {
 				Version, Verdict string
-				Patches          []struct{ Name, Status string }
+				Patches          []struct {
+					Name, Status string
+					UpstreamFix  string `json:"upstream_fix"`
+				}
 			}
 		}
 	}
@@ -119,8 +122,13 @@ func TestReports(t *testing.T) {
 	if got.New != 3 || len(got.Upstreams) != 1 || len(got.Upstreams[0].Tags) != 3 {
 		t.Fatalf("JSON:\n%s", js.String())
 	}
-	if tag := got.Upstreams[0].Tags[1]; tag.Version != "v1.3.0" || tag.Verdict != "offset" || tag.Patches[0].Status != "applies with offset" {
+	if tag := got.Upstreams[0].Tags[1]; tag.Version != "v1.3.0" || tag.Verdict != "offset" || tag.Patches[0].Status != "applies with offset" || tag.Patches[0].UpstreamFix != "" {
 		t.Errorf("JSON tag v1.3.0: %+v", tag)
+	}
+	// Applied-Upstream: v1.4.0 and no regression check: the headers' claim,
+	// unverified.
+	if tag := got.Upstreams[0].Tags[2]; tag.Version != "v1.4.0" || tag.Patches[0].UpstreamFix != "upstream fix present per headers" {
+		t.Errorf("JSON tag v1.4.0: %+v", tag)
 	}
 }
 
