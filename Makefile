@@ -42,6 +42,12 @@ vet: ## Run go vet on every package, e2e-tagged test files included.
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags e2e $(E2E_PKGS) ./internal/charts/
 
+.PHONY: lint-workflows
+lint-workflows: ## actionlint (rhysd/actionlint, built once into .cache/tools) on .github/workflows/.
+	@actionlint="$$($(HOLDFAST) tools path actionlint)"; \
+	echo "$$actionlint -shellcheck= -pyflakes="; \
+	"$$actionlint" -shellcheck= -pyflakes=
+
 .PHONY: unit
 unit: ## Unit tests of every package, with the race detector.
 	$(GO) test -race -count=1 -timeout 30m $(PKGS)
@@ -59,7 +65,7 @@ matrix: ## upstream-test and binaries for every pinned version (all three Karmad
 	for u in $(UPSTREAMS); do $(HOLDFAST) test --upstream $$u --all && $(HOLDFAST) build --upstream $$u --all; done
 
 .PHONY: test
-test: verify unit compat upstream-test e2e charts-test ## Every test: static checks, unit (-race), compat, upstream-test, e2e suites, chart tests (README's second command).
+test: verify lint-workflows unit compat upstream-test e2e charts-test ## Every test: static checks, workflow lint, unit (-race), compat, upstream-test, e2e suites, chart tests (README's second command).
 
 .PHONY: bench
 bench: ## Benchmarks: per-request cost of the member token transport against client-go's paths.

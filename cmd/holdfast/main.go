@@ -7,6 +7,7 @@
 // Usage:
 //
 //	holdfast pins verify [--upstream NAME]
+//	holdfast pins list   [--upstream NAME] [--json]
 //	holdfast fetch   --upstream NAME [--version V]
 //	holdfast apply   --upstream NAME [--version V | --all] [--out DIR] [--patched-only]
 //	holdfast build   --upstream NAME [--version V | --all] [--bin DIR] [--pristine] [--only BIN,...]
@@ -18,6 +19,7 @@
 //	holdfast images  build [--upstream NAME [--version V]] [--platforms LIST] [--only BIN,...] [--registry R] [--out DIR] [--bin DIR] [--trees DIR]
 //	holdfast images  push --registry R [--upstream NAME [--version V]] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
 //	holdfast release --version V [--out DIR]
+//	holdfast tools   key | path NAME
 //	holdfast version | --version
 //	holdfast help [COMMAND [SUBCOMMAND]]   (or holdfast COMMAND --help)
 //
@@ -56,6 +58,7 @@ var errUsage = errors.New("usage")
 
 const usage = `usage:
   holdfast pins verify [--upstream NAME]                 check every pin: download, h1:, series headers
+  holdfast pins list [--upstream NAME] [--json]          list the pins (--json: one line, for a CI matrix)
   holdfast fetch   --upstream NAME [--version V]         download and verify pristine source; print its folder
   holdfast apply   --upstream NAME [--version V | --all] build patched and pristine trees under _output/trees
                    [--out DIR] [--patched-only]
@@ -80,6 +83,9 @@ const usage = `usage:
                    [--version V] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
   holdfast release --version V [--out DIR]               assemble _output/release/V from the built artifacts
                                                          (refuses a dirty tree or a failing report)
+  holdfast tools   key                                   the cache key of .cache/tools (tool definitions + Go version)
+  holdfast tools   path NAME                             build a tool into .cache/tools once; print its path
+                                                         (etcd, kube-apiserver, helm, actionlint)
   holdfast version | --version                           print what holdfast was built from
   holdfast help [COMMAND [SUBCOMMAND]]                   a command's usage and flags (or: holdfast COMMAND --help)
 common flags: --root DIR (holdfast repository, default ".")
@@ -102,6 +108,7 @@ var commands = []command{
 	{"charts", runCharts},
 	{"images", runImages},
 	{"release", runRelease},
+	{"tools", runTools},
 	{"version", runVersion},
 }
 
@@ -165,7 +172,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // hasSubcommands are the commands whose flags belong to a subcommand.
-var hasSubcommands = map[string]bool{"pins": true, "charts": true, "images": true}
+var hasSubcommands = map[string]bool{"pins": true, "charts": true, "images": true, "tools": true}
 
 func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 

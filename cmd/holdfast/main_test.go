@@ -46,7 +46,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"rebase", "--upstream", "up"}, "--version is required"},
 		{[]string{"build"}, "--upstream is required"},
 		{[]string{"test", "--upstream", "up", "--all", "--version", "v1.2.0"}, "--all and --version exclude each other"},
-		{[]string{"pins"}, "want `pins verify`"},
+		{[]string{"pins"}, "want `pins verify` or `pins list`"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -274,7 +274,7 @@ func TestHelp(t *testing.T) {
 	}
 
 	code, stdout, stderr := runCLI(t, "help", "frobnicate")
-	if want := `holdfast help: unknown command "frobnicate" (commands: pins, fetch, apply, build, test, rebase, watch, charts, images, release, version)`; code != 2 || stdout != "" || strings.TrimSpace(stderr) != want {
+	if want := `holdfast help: unknown command "frobnicate" (commands: pins, fetch, apply, build, test, rebase, watch, charts, images, release, tools, version)`; code != 2 || stdout != "" || strings.TrimSpace(stderr) != want {
 		t.Errorf("help frobnicate: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, want)
 	}
 	// A usage error prints the command's usage, not the whole list, on stderr.

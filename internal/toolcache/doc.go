@@ -1,7 +1,8 @@
-// Package toolcache builds the real programs the end-to-end suites and the
-// chart tests run (etcd, kube-apiserver, helm, and whatever else a suite
-// adds) from their Go modules, once, and caches the binaries by version
-// under <repository>/.cache/tools/<name>-<version>.
+// Package toolcache builds the real programs the end-to-end suites, the
+// chart tests and `make lint-workflows` run (etcd, kube-apiserver, helm,
+// actionlint, and whatever else a suite adds) from their Go modules, once,
+// and caches the binaries by version under
+// <repository>/.cache/tools/<name>-<version>.
 //
 // It lives under internal/ rather than e2e/ because `holdfast charts`
 // (cmd/holdfast) and the chart tests use its helm too, and nothing under

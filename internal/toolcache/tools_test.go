@@ -273,3 +273,33 @@ func TestKubernetesVersionLDFlags(t *testing.T) {
 		}
 	}
 }
+
+// The CI cache key changes whenever a cached binary would be rebuilt, and
+// only then.
+func TestKey(t *testing.T) {
+	base := key(Tools, "go1.26.8")
+	if base != key(Tools, "go1.26.8") {
+		t.Fatal("key is not deterministic")
+	}
+	helm := Helm
+	helm.LDFlags += " -X x.y=z"
+	for name, other := range map[string]string{
+		"go version":      key(Tools, "go1.26.9"),
+		"a tool's build":  key([]Tool{Etcd, KubeAPIServer, helm, Actionlint}, "go1.26.8"),
+		"the set":         key(Tools[:3], "go1.26.8"),
+		"another version": key([]Tool{Etcd, KubeAPIServer, Helm, {Name: "actionlint", Version: "v1.7.11", GoMod: Actionlint.GoMod, Package: Actionlint.Package, LDFlags: Actionlint.LDFlags}}, "go1.26.8"),
+	} {
+		if other == base {
+			t.Errorf("changing %s keeps the key %s", name, base)
+		}
+	}
+	if !strings.HasPrefix(base, "tools-go1.26.8-") {
+		t.Errorf("key %s: want the Go version in it, for people reading the cache list", base)
+	}
+	if _, ok := Lookup("actionlint"); !ok {
+		t.Error("Lookup(actionlint) failed")
+	}
+	if _, ok := Lookup("nope"); ok {
+		t.Error("Lookup(nope) succeeded")
+	}
+}
