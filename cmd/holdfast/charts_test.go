@@ -15,6 +15,7 @@ func TestChartsUsageErrors(t *testing.T) {
 		{[]string{"charts", "deploy"}, `unknown charts command "deploy"`},
 		{[]string{"charts", "push"}, "--registry is required"},
 		{[]string{"charts", "build", "extra"}, `unexpected argument "extra"`},
+		{[]string{"charts", "build", "--tags", "--images", "/tmp/images"}, "--tags and --images exclude each other"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, _, stderr := runCLI(t, tc.args...)
