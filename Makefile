@@ -144,7 +144,7 @@ images-test: ## Image tests alone: assembly, SBOM, reproducibility, Dockerfiles,
 # --- charts (charts/, internal/charts) --------------------------------------
 
 .PHONY: charts
-charts: ## Helm charts of the default pins (karmada, worker-operator), packaged into _output/charts/.
+charts: ## Helm charts of the default pins (karmada, worker-operator), packaged into _output/charts/; images by digest when _output/images holds them, else by tag.
 	$(HOLDFAST) charts build --out $(OUTPUT_DIR)/charts
 
 .PHONY: charts-push

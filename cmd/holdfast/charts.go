@@ -7,6 +7,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/charts"
+	"github.com/holdfast-dist/holdfast/internal/imagebuild"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
@@ -30,8 +31,13 @@ func runChartsBuild(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("charts build")
 	out := fs.String("out", "", "folder for the chart archives, replaced whole (default: <root>/"+charts.DefaultOut+")")
 	helmPath := fs.String("helm", "", "helm binary (default: helm "+toolcache.Helm.Version+", built once into <root>/"+toolcache.CacheDir+")")
+	images := fs.String("images", "", "folder `images build` wrote to; the charts default to those images' digests, or keep tags when none is there (default: <root>/"+imagebuild.DefaultOut+")")
+	tags := fs.Bool("tags", false, "keep the image tags, whatever images are built")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *tags && *images != "" {
+		return fmt.Errorf("%w: --tags and --images exclude each other", errUsage)
 	}
 	f, err := e.pinFile()
 	if err != nil {
@@ -41,6 +47,10 @@ func runChartsBuild(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	imagesDir := defaultUnder(e.root, *images, imagebuild.DefaultOut)
+	if *tags {
+		imagesDir = ""
+	}
 	// The archives' entries carry the time the binaries carry: the same
 	// inputs give the same bytes.
 	source, err := build.ReadSource(ctx, e.root)
@@ -48,7 +58,7 @@ func runChartsBuild(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	pkgs, err := charts.Build(ctx, charts.Options{
-		Pins: f, Trees: e.config(""), Out: e.chartsOut(*out), Helm: helm, ModTime: source.Date, Log: e.stderr,
+		Pins: f, Trees: e.config(""), Out: e.chartsOut(*out), Helm: helm, Images: imagesDir, ModTime: source.Date, Log: e.stderr,
 	})
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@
 //	holdfast test    --upstream NAME [--version V | --all] [--reports DIR]
 //	holdfast rebase  --upstream NAME --version V [--series DIR] [--update-pins]
 //	holdfast watch   [--upstream NAME] [--pre-releases] [--out DIR]
-//	holdfast charts  build [--out DIR] [--helm PATH]
+//	holdfast charts  build [--out DIR] [--helm PATH] [--images DIR | --tags]
 //	holdfast charts  push --registry R [--plain-http] [--out DIR] [--helm PATH]
 //	holdfast images  build [--upstream NAME [--version V]] [--platforms LIST] [--only BIN,...] [--registry R] [--out DIR] [--bin DIR] [--trees DIR]
 //	holdfast images  push --registry R [--upstream NAME [--version V]] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
@@ -72,7 +72,8 @@ const usage = `usage:
                    [--out DIR]                           rebase onto each; report under _output/watch
                                                          (exit 0 whatever the verdicts; 1 if a tag could not be tried)
   holdfast charts  build [--out DIR] [--helm PATH]       package the Helm charts of the default pins
-                                                         (into _output/charts)
+                   [--images DIR | --tags]               (into _output/charts), pinned to the digests of the
+                                                         images in _output/images when built there
   holdfast charts  push --registry R [--plain-http]      push them to an OCI registry
                    [--out DIR] [--helm PATH]
   holdfast images  build [--upstream NAME [--version V]] cross-build and assemble the images: OCI layout,

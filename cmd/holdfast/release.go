@@ -59,7 +59,8 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 }
 
 // releaseChecks are the artifact gates beyond the reports: the charts and
-// images of exactly these pins must be there.
+// images of exactly these pins must be there, and the charts must pull those
+// images by digest.
 func releaseChecks(root string, f *pins.File, shipped []release.Shipped, source build.Source) []func() error {
 	inputs := release.DefaultInputs(root)
 	return []func() error{
@@ -83,5 +84,8 @@ func releaseChecks(root string, f *pins.File, shipped []release.Shipped, source 
 			}
 			return nil
 		},
+		// After the images gate: the digests compared are of images of this
+		// commit.
+		func() error { return charts.VerifyDigests(f, inputs.Charts, inputs.Images) },
 	}
 }

@@ -29,6 +29,12 @@ type Options struct {
 	// exactly the current charts and Push cannot pick up a stale one.
 	Out  string
 	Helm Helm
+	// Images is where `images build` wrote the OCI layouts
+	// (_output/images). When the layouts of a chart's images are there,
+	// the packaged chart defaults to their index digests; when none are,
+	// it keeps the tags (a developer's build). Empty: tags, whatever is
+	// built.
+	Images string
 	// ModTime is every archive entry's time (see normalizeArchive).
 	ModTime time.Time
 	// Log receives one line per chart; nil discards.
@@ -69,6 +75,21 @@ func Build(ctx context.Context, o Options) ([]Package, error) {
 		if err != nil {
 			return nil, err
 		}
+		pinned := "image tags"
+		if o.Images != "" {
+			digests, err := imageDigests(o.Images, up, p.Pin)
+			if err != nil {
+				return nil, fmt.Errorf("chart %s: %w", p.Chart.Name, err)
+			}
+			if digests == nil {
+				pinned = "image tags (no images in " + o.Images + ")"
+			} else {
+				if err := SetImageDigests(dir, digests); err != nil {
+					return nil, fmt.Errorf("chart %s: %w", p.Chart.Name, err)
+				}
+				pinned = "image digests from " + o.Images
+			}
+		}
 		path, err := o.Helm.Package(ctx, dir, p.Version, p.AppVersion, archives)
 		if err != nil {
 			return nil, fmt.Errorf("chart %s: %w", p.Chart.Name, err)
@@ -78,7 +99,7 @@ func Build(ctx context.Context, o Options) ([]Package, error) {
 		}
 		pkgs[i].Path = filepath.Join(out, filepath.Base(path))
 		if o.Log != nil {
-			fmt.Fprintf(o.Log, "chart %s %s (appVersion %s) from %s\n", p.Chart.Name, p.Version, p.AppVersion, tree.Dir)
+			fmt.Fprintf(o.Log, "chart %s %s (appVersion %s) from %s, %s\n", p.Chart.Name, p.Version, p.AppVersion, tree.Dir, pinned)
 		}
 	}
 	if err := replaceDir(archives, out); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/fscopy"
+	"github.com/holdfast-dist/holdfast/internal/imagebuild"
 	"github.com/holdfast-dist/holdfast/internal/treetest"
 )
 
@@ -113,7 +114,16 @@ func Assemble(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	notes := Notes{Version: o.Version, Source: o.Source, Shipped: o.Shipped, Artifacts: artifacts, E2E: e2e}
+	// Read from the copies: the notes name exactly what the release ships.
+	var images []imagebuild.Digests
+	for _, s := range o.Shipped {
+		d, err := imagebuild.ReadAllDigests(filepath.Join(stage, "images"), s.Upstream, s.Pin)
+		if err != nil {
+			return "", refuse("%s %s: %v (run `make images`)", s.Upstream.Name, s.Pin.Version, err)
+		}
+		images = append(images, d...)
+	}
+	notes := Notes{Version: o.Version, Source: o.Source, Shipped: o.Shipped, Artifacts: artifacts, Images: images, E2E: e2e}
 	if err := os.WriteFile(filepath.Join(stage, "RELEASE-NOTES.md"), notes.Markdown(), 0o644); err != nil {
 		return "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/imagebuild"
 	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 )
@@ -47,6 +48,9 @@ type Notes struct {
 	// Artifacts are the release's files by kind ("images", "charts", ...),
 	// relative to the release folder, each with a one-line description.
 	Artifacts []Artifact
+	// Images are the digests of every image, read from the OCI layouts the
+	// release ships.
+	Images []imagebuild.Digests
 	// E2E is the end-to-end summary table (Markdown), if any.
 	E2E string
 }
@@ -93,6 +97,20 @@ func (n Notes) Markdown() []byte {
 		b.WriteString("\n## Artifacts\n\n| kind | path | what |\n|---|---|---|\n")
 		for _, a := range n.Artifacts {
 			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", a.Kind, a.Path, cell(a.Description))
+		}
+	}
+	if len(n.Images) > 0 {
+		b.WriteString("\n## Images\n\n")
+		b.WriteString("Pull by digest to get exactly these builds: `REFERENCE@INDEX-DIGEST` (the tag without the digest also works). " +
+			"The index digest covers every platform; a platform digest names one platform's image. " +
+			"The packaged charts default to the index digests.\n\n")
+		b.WriteString("| image | index digest | platform manifests |\n|---|---|---|\n")
+		for _, d := range n.Images {
+			var platforms []string
+			for _, p := range d.Platforms {
+				platforms = append(platforms, p.Platform+" `"+p.Digest.String()+"`")
+			}
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", d.Ref, d.Index, strings.Join(platforms, "<br>"))
 		}
 	}
 	if n.E2E != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +14,12 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/imagebuild/imagebuildtest"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/treetest"
 )
@@ -138,6 +143,8 @@ func TestChecksumsVerifyWithSha256sum(t *testing.T) {
 // fixture lays out what the earlier steps of `make release` write.
 type fixture struct {
 	opts Options
+	// digests are the index digests of the stand-in images, by binary.
+	digests map[string]v1.Hash
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -145,7 +152,13 @@ func newFixture(t *testing.T) *fixture {
 	dir := t.TempDir()
 	s := shipped(t)
 	in := DefaultInputs(dir)
+	digests := map[string]v1.Hash{}
 	for _, sh := range s {
+		d, err := imagebuildtest.WriteImages(in.Images, sh.Upstream, sh.Pin, commit, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maps.Copy(digests, d)
 		name := sh.Upstream.Name + "-" + sh.Pin.Version
 		for _, pkg := range sh.Upstream.Build {
 			copyBinary(t, stampedBinary(t, sh), filepath.Join(in.Bin, name, sh.Upstream.BinaryName(pkg)))
@@ -162,7 +175,6 @@ func newFixture(t *testing.T) *fixture {
 		writeFile(t, filepath.Join(in.Reports, "test-"+name+".json"), string(data))
 		writeFile(t, filepath.Join(in.Reports, "test-"+name+".md"), "report")
 	}
-	writeFile(t, filepath.Join(in.Images, "workeroperator-v1.6.4", "worker-operator", "index.json"), "{}")
 	writeFile(t, filepath.Join(in.Charts, "worker-operator-1.6.4-holdfast.1.tgz"), "chart")
 	writeFile(t, filepath.Join(in.Reports, "e2e.md"), "| suite | scenario |\n")
 	writeE2E(t, in.Reports, func(*e2ereport.Report) {})
@@ -170,7 +182,7 @@ func newFixture(t *testing.T) *fixture {
 		Version: "v1.0.0",
 		Source:  build.Source{Commit: commit, ShortCommit: commit[:12], TreeState: "clean", Date: time.Unix(1764672000, 0)},
 		Shipped: s, Inputs: in, Out: filepath.Join(dir, "_output", "release"),
-	}}
+	}, digests: digests}
 }
 
 func TestAssembleWritesAVerifiableRelease(t *testing.T) {
@@ -180,7 +192,7 @@ func TestAssembleWritesAVerifiableRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"RELEASE-NOTES.md", "CHECKSUMS", "charts/worker-operator-1.6.4-holdfast.1.tgz",
-		"images/workeroperator-v1.6.4/worker-operator/index.json", "reports/e2e.md", "bin/karmada-v1.18.2/karmada-controller-manager"} {
+		"images/workeroperator-v1.6.4/worker-operator/index.json", "images/workeroperator-v1.6.4/worker-operator.spdx.json", "reports/e2e.md", "bin/karmada-v1.18.2/karmada-controller-manager"} {
 		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
 			t.Errorf("release lacks %s: %v", want, err)
 		}
@@ -201,6 +213,60 @@ func TestAssembleWritesAVerifiableRelease(t *testing.T) {
 	}
 	if _, err := Assemble(context.Background(), f.opts); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second release of the same version: err = %v, want refused as existing", err)
+	}
+}
+
+// TestNotesListEveryImageDigest: the notes name every image by reference,
+// index digest and platform manifest digests, as the layouts hold them.
+func TestNotesListEveryImageDigest(t *testing.T) {
+	f := newFixture(t)
+	dir, err := Assemble(context.Background(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, err := os.ReadFile(filepath.Join(dir, "RELEASE-NOTES.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, sh := range f.opts.Shipped {
+		for _, pkg := range sh.Upstream.Build {
+			binary := sh.Upstream.BinaryName(pkg)
+			n++
+			idx, err := layout.ImageIndexFromPath(filepath.Join(f.opts.Inputs.Images, sh.Upstream.Name+"-"+sh.Pin.Version, binary))
+			if err != nil {
+				t.Fatal(err)
+			}
+			im, err := idx.IndexManifest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := im.Manifests[0].Digest; got != f.digests[binary] {
+				t.Fatalf("fixture: layout of %s holds %s, wrote %s", binary, got, f.digests[binary])
+			}
+			platforms, err := idx.ImageIndex(f.digests[binary])
+			if err != nil {
+				t.Fatal(err)
+			}
+			pm, err := platforms.IndexManifest()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "| `ghcr.io/holdfast-dist/" + binary + ":" + sh.Pin.VersionString() + "` | `" + f.digests[binary].String() + "` | "
+			for i, p := range pm.Manifests {
+				if i > 0 {
+					want += "<br>"
+				}
+				want += p.Platform.OS + "/" + p.Platform.Architecture + " `" + p.Digest.String() + "`"
+			}
+			want += " |\n"
+			if !strings.Contains(string(notes), want) {
+				t.Errorf("notes lack the row\n%s\n%s", want, notes)
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d images shipped, want 4", n)
 	}
 }
 
@@ -261,6 +327,17 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 		{"missing binary", func(t *testing.T, o *Options) {
 			os.Remove(filepath.Join(o.Inputs.Bin, "workeroperator-v1.6.4", "worker-operator"))
 		}, "worker-operator: not a Go binary"},
+		{"missing image", func(t *testing.T, o *Options) {
+			os.RemoveAll(filepath.Join(o.Inputs.Images, "workeroperator-v1.6.4", "worker-operator"))
+		}, "image worker-operator: no OCI layout"},
+		{"image of another revision", func(t *testing.T, o *Options) {
+			other := o.Shipped[0]
+			other.Pin.Revision++
+			os.RemoveAll(filepath.Join(o.Inputs.Images, "karmada-v1.18.2"))
+			if _, err := imagebuildtest.WriteImages(o.Inputs.Images, other.Upstream, other.Pin, commit, nil); err != nil {
+				t.Fatal(err)
+			}
+		}, "not v1.18.2-holdfast."},
 		{"missing charts", func(t *testing.T, o *Options) {
 			os.RemoveAll(o.Inputs.Charts)
 		}, "make charts"},
