@@ -2,65 +2,21 @@ package imagebuild_test
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/random"
-	"github.com/google/go-containerregistry/pkg/v1/types"
-
 	"github.com/holdfast-dist/holdfast/internal/build"
-	"github.com/holdfast-dist/holdfast/internal/image"
 	"github.com/holdfast-dist/holdfast/internal/imagebuild"
+	"github.com/holdfast-dist/holdfast/internal/imagebuild/imagebuildtest"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 )
 
-// fakeImages writes, for each binary, what imagebuild.Build leaves: a
-// layout whose index carries the provenance annotations, the per-platform
-// tarballs and the SBOM. The images' content does not matter to Verify.
+// fakeImages writes what imagebuild.Build leaves (imagebuildtest); the
+// images' content does not matter to Verify.
 func fakeImages(t *testing.T, out string, up *pins.Upstream, version, revision, treeState string, platforms []build.Platform) {
 	t.Helper()
-	bins, err := imagebuild.Binaries(up, nil)
-	if err != nil {
+	if _, err := imagebuildtest.WriteImagesOfTree(out, up, pins.Pin{Version: version}, revision, treeState, platforms); err != nil {
 		t.Fatal(err)
-	}
-	for _, binary := range bins {
-		idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
-		for _, p := range platforms {
-			img, err := random.Image(64, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			idx = mutate.AppendManifests(idx, mutate.IndexAddendum{
-				Add:        img,
-				Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: p.OS, Architecture: p.Arch}},
-			})
-			tarball := imagebuild.TarballPath(out, up, version, binary, p)
-			if err := os.MkdirAll(filepath.Dir(tarball), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(tarball, []byte("tar"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		idx = mutate.Annotations(idx, map[string]string{
-			image.AnnotationRevision:  revision,
-			image.AnnotationTreeState: treeState,
-		}).(v1.ImageIndex)
-		lp, err := layout.Write(imagebuild.LayoutDir(out, up, version, binary), empty.Index)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := lp.AppendIndex(idx); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(imagebuild.SBOMPath(out, up, version, binary), []byte("{}"), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 

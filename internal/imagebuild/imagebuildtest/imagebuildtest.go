@@ -25,6 +25,12 @@ import (
 // annotations imagebuild.Verify and ReadDigests read, plus the per-platform
 // tarballs and the SBOM. It returns each binary's index digest.
 func WriteImages(out string, up *pins.Upstream, pin pins.Pin, revision string, platforms []build.Platform) (map[string]v1.Hash, error) {
+	return WriteImagesOfTree(out, up, pin, revision, "clean", platforms)
+}
+
+// WriteImagesOfTree is WriteImages with the tree-state annotation given
+// ("clean" or "dirty"), for the gates that refuse a dirty checkout's images.
+func WriteImagesOfTree(out string, up *pins.Upstream, pin pins.Pin, revision, treeState string, platforms []build.Platform) (map[string]v1.Hash, error) {
 	if len(platforms) == 0 {
 		platforms = build.DefaultPlatforms
 	}
@@ -55,7 +61,7 @@ func WriteImages(out string, up *pins.Upstream, pin pins.Pin, revision string, p
 		idx = mutate.Annotations(idx, map[string]string{
 			image.AnnotationVersion:   pin.VersionString(),
 			image.AnnotationRevision:  revision,
-			image.AnnotationTreeState: "clean",
+			image.AnnotationTreeState: treeState,
 		}).(v1.ImageIndex)
 		lp, err := layout.Write(imagebuild.LayoutDir(out, up, pin.Version, binary), empty.Index)
 		if err != nil {
