@@ -101,7 +101,7 @@ E2E_TIMEOUT ?= 40m
 E2E_RUN ?=
 # The suites, and the harness packages under internal/ whose e2e-tagged tests
 # (the control-plane harness suite, the tool builds) run with them.
-E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/toolcache/
+E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/toolcache/ ./internal/signing/ ./internal/release/
 
 .PHONY: e2e-binaries
 e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-controller-manager and worker-operator.
@@ -132,9 +132,9 @@ images: ## Container images of every upstream's default pin (both platforms): OC
 	$(HOLDFAST) images build --platforms $(PLATFORMS)
 
 .PHONY: images-push
-images-push: ## Push the built images with their SBOMs: make images-push REGISTRY=ghcr.io/holdfast-dist [PLAIN_HTTP=1 | INSECURE=1].
-	@[ -n "$(REGISTRY)" ] || { echo "usage: make images-push REGISTRY=<registry>/<namespace> [PLAIN_HTTP=1 | INSECURE=1]"; exit 2; }
-	$(HOLDFAST) images push --registry $(REGISTRY) $(if $(PLAIN_HTTP),--plain-http) $(if $(INSECURE),--insecure)
+images-push: ## Push images with SBOMs (and, FROM a release's images/, signatures): make images-push REGISTRY=ghcr.io/holdfast-dist [FROM=_output/release/vX.Y.Z/images] [PLAIN_HTTP=1 | INSECURE=1].
+	@[ -n "$(REGISTRY)" ] || { echo "usage: make images-push REGISTRY=<registry>/<namespace> [FROM=_output/release/vX.Y.Z/images] [PLAIN_HTTP=1 | INSECURE=1]"; exit 2; }
+	$(HOLDFAST) images push --registry $(REGISTRY) $(if $(FROM),--out $(FROM)) $(if $(PLAIN_HTTP),--plain-http) $(if $(INSECURE),--insecure)
 
 .PHONY: images-test
 images-test: ## Image tests alone: assembly, SBOM, reproducibility, Dockerfiles, the real images through an in-process registry.
@@ -160,12 +160,21 @@ charts-test: ## Chart tests with the real helm: lint, render, schema, install in
 
 # --- release ----------------------------------------------------------------
 
+# How `make release` signs: a cosign key file (password in COSIGN_PASSWORD)
+# or KMS URI, keyless (the release workflow's OIDC identity), or not at all.
+SIGNING_KEY ?=
+SIGNING ?=
+UNSIGNED ?=
+TLOG ?=
+RELEASE_SIGNING = $(if $(SIGNING_KEY),--sign-key $(SIGNING_KEY)) $(if $(filter keyless,$(SIGNING)),--keyless) \
+	$(if $(UNSIGNED),--unsigned) $(if $(TLOG),--tlog-upload)
+
 .PHONY: release
-release: ## Release the default pins: make release VERSION=vX.Y.Z (pins, patch, binaries, unit, upstream-test, e2e, images, charts -> _output/release/VERSION); see docs/release.md.
-	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
-	$(HOLDFAST) release --preflight --version $(VERSION)
+release: ## Release the default pins, signed: make release VERSION=vX.Y.Z SIGNING_KEY=cosign.key | SIGNING=keyless | UNSIGNED=1 [TLOG=1]; see docs/release.md.
+	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z SIGNING_KEY=cosign.key | SIGNING=keyless | UNSIGNED=1"; exit 2; }
+	$(HOLDFAST) release --preflight --version $(VERSION) $(RELEASE_SIGNING)
 	$(MAKE) pins-verify patch binaries unit upstream-test e2e images charts
-	$(HOLDFAST) release --version $(VERSION)
+	$(HOLDFAST) release --version $(VERSION) $(RELEASE_SIGNING)
 
 .PHONY: rebase
 rebase: ## Try the series on another upstream tag: make rebase UPSTREAM=karmada VERSION=vX.Y.Z [UPDATE_PINS=1].

@@ -86,7 +86,7 @@ const usage = `usage:
                                                          (refuses a dirty tree or a failing report)
   holdfast tools   key                                   the cache key of .cache/tools (tool definitions + Go version)
   holdfast tools   path NAME                             build a tool into .cache/tools once; print its path
-                                                         (etcd, kube-apiserver, helm, actionlint)
+                                                         (etcd, kube-apiserver, helm, actionlint, cosign)
   holdfast version | --version                           print what holdfast was built from
   holdfast help [COMMAND [SUBCOMMAND]]                   a command's usage and flags (or: holdfast COMMAND --help)
 common flags: --root DIR (holdfast repository, default ".")

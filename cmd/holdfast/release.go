@@ -5,12 +5,18 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/charts"
+	"github.com/holdfast-dist/holdfast/internal/image"
 	"github.com/holdfast-dist/holdfast/internal/imagebuild"
 	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/release"
+	"github.com/holdfast-dist/holdfast/internal/signing"
+	"github.com/holdfast-dist/holdfast/internal/slsa"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // runRelease assembles the release folder from what `make release`'s
@@ -20,7 +26,12 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("release")
 	version := fs.String("version", "", "release version, vX.Y.Z[-pre]")
 	out := fs.String("out", "", "folder receiving VERSION/ (default: <root>/"+release.DefaultOut+")")
-	preflight := fs.Bool("preflight", false, "only check what needs no artifact (version, clean checkout, free destination)")
+	preflight := fs.Bool("preflight", false, "only check what needs no artifact (version, clean checkout, free destination, signing configuration)")
+	signKey := fs.String("sign-key", "", "cosign private key file or KMS URI to sign with (a key file's password in COSIGN_PASSWORD)")
+	keyless := fs.Bool("keyless", false, "sign keylessly with the ambient OIDC identity (the release workflow)")
+	tlog := fs.Bool("tlog-upload", false, "also record key-based signatures in the Rekor transparency log (needs the network)")
+	unsigned := fs.Bool("unsigned", false, "write an unsigned rehearsal release (its notes say so)")
+	identity := fs.String("identity", imagebuild.DefaultRegistry, "registry and namespace the images are published under, named in their signatures")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -42,10 +53,17 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var sig *release.Signing
+	if *signKey != "" || *keyless {
+		if sig, err = releaseSigning(ctx, e, *version, source, *signKey, *keyless, *tlog, *identity, *preflight); err != nil {
+			return err
+		}
+	}
 	dir, err := release.Assemble(ctx, release.Options{
 		Version: *version, Source: source, Shipped: shipped,
 		Inputs: release.DefaultInputs(e.root), Out: *out, Log: e.stderr,
 		Checks: releaseChecks(e.root, f, shipped, source), Preflight: *preflight,
+		Signing: sig, Unsigned: *unsigned,
 	})
 	if err != nil {
 		return err
@@ -56,6 +74,43 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "release %s written to %s (verify: cd %s && sha256sum -c %s)\n", *version, dir, dir, release.ChecksumsFile)
 	return nil
+}
+
+// releaseSigning builds cosign (once, into the tool cache) and describes
+// the release's signing and provenance.
+func releaseSigning(ctx context.Context, e *env, version string, source build.Source, key string, keyless, tlog bool, identity string, preflight bool) (*release.Signing, error) {
+	s := &signing.Signer{Key: key, Keyless: keyless, TlogUpload: tlog, Identity: identity, Log: e.stderr, Cosign: "cosign"}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	cosign, err := toolcache.Ensure(ctx, e.root, toolcache.Cosign)
+	if err != nil {
+		return nil, err
+	}
+	s.Cosign = cosign
+	sig := &release.Signing{Signer: s}
+	if preflight {
+		return sig, nil
+	}
+	if sig.PublicKey, err = s.PublicKey(ctx); err != nil {
+		return nil, err
+	}
+	self, err := pipeline.Config{Root: e.root}.Self()
+	if err != nil {
+		return nil, err
+	}
+	var platforms []string
+	for _, p := range build.DefaultPlatforms {
+		platforms = append(platforms, p.String())
+	}
+	sig.Build = slsa.Build{
+		Release: version, Repository: image.SourceURL(self), Commit: source.Commit,
+		// The Go that builds the binaries is this one: `make release`
+		// runs every step with the same go command.
+		GoVersion: runtime.Version(), Platforms: platforms,
+		Builder: slsa.BuilderFromEnv(os.Getenv),
+	}
+	return sig, nil
 }
 
 // releaseChecks are the artifact gates beyond the reports: the charts and

@@ -13,7 +13,8 @@ import (
 
 // Push sends the image in the OCI layout dir (WriteLayout's) to ref: the
 // index under ref's tag, then every other manifest of the layout (the SBOM
-// artifact) by digest into the same repository. remote.Write files an
+// artifact) by digest into the same repository, or under its tag when the
+// layout gives it one (a cosign signature). remote.Write files an
 // artifact with a subject under the referrers API, or, on a registry
 // without it, in the referrers tag schema (sha256-<digest>), so
 // remote.Referrers finds it either way. It returns the index digest.
@@ -61,7 +62,14 @@ func Push(ctx context.Context, dir string, ref name.Tag, opts ...remote.Option) 
 		if err != nil {
 			return v1.Hash{}, err
 		}
-		dst := ref.Context().Digest(d.Digest.String())
+		// A manifest the layout names with a tag (cosign's signature and
+		// attestation manifests, sha256-<digest>.sig and .att, which
+		// internal/signing adds) goes under that tag: that is where
+		// cosign and admission controllers look for it.
+		var dst name.Reference = ref.Context().Digest(d.Digest.String())
+		if tag := d.Annotations[AnnotationRefName]; tag != "" {
+			dst = ref.Context().Tag(tag)
+		}
 		if err := remote.Write(dst, img, opts...); err != nil {
 			return v1.Hash{}, fmt.Errorf("pushing %s: %w", dst, err)
 		}

@@ -54,7 +54,12 @@ type Options struct {
 	// clean checkout, destination free), so `make release` can refuse
 	// before a long build rather than after it.
 	Preflight bool
-	Log       io.Writer
+	// Signing signs the images, charts, provenance and CHECKSUMS. A
+	// release without it is refused unless Unsigned says it is meant to be
+	// (a rehearsal: the notes then say it is unsigned).
+	Signing  *Signing
+	Unsigned bool
+	Log      io.Writer
 }
 
 // ErrRefused wraps every reason Assemble gives for not writing a release.
@@ -79,6 +84,16 @@ func Assemble(ctx context.Context, o Options) (string, error) {
 	dest := filepath.Join(o.Out, o.Version)
 	if _, err := os.Stat(dest); err == nil {
 		return "", refuse("%s already exists: a release folder is never rewritten; remove it or choose another VERSION", dest)
+	}
+	switch {
+	case o.Signing == nil && !o.Unsigned:
+		return "", refuse("no signing key: set SIGNING_KEY=cosign.key (or a KMS URI) or SIGNING=keyless; UNSIGNED=1 makes an unsigned rehearsal (docs/release.md#signing)")
+	case o.Signing != nil && o.Unsigned:
+		return "", refuse("both a signing configuration and unsigned were asked for")
+	case o.Signing != nil:
+		if err := o.Signing.Signer.Validate(); err != nil {
+			return "", refuse("%v", err)
+		}
 	}
 	if o.Preflight {
 		return dest, nil
@@ -123,7 +138,17 @@ func Assemble(ctx context.Context, o Options) (string, error) {
 		}
 		images = append(images, d...)
 	}
-	notes := Notes{Version: o.Version, Source: o.Source, Shipped: o.Shipped, Artifacts: artifacts, Images: images, E2E: e2e}
+	verifying := "## Verifying\n\nThis release is **not signed** (an unsigned rehearsal: `UNSIGNED=1`). Do not publish it.\n"
+	if o.Signing != nil {
+		if verifying, err = sign(ctx, o, stage, images); err != nil {
+			return "", err
+		}
+		artifacts = append(artifacts,
+			Artifact{"provenance", ProvenanceFile, "SLSA v1 provenance (in-toto statement) naming every file and image of the release; signed in " + ProvenanceBundle},
+			Artifact{"attestations", attestationsDir + "/", "the SLSA provenance predicates attached to the images (with their SPDX SBOMs) as cosign attestations"},
+		)
+	}
+	notes := Notes{Version: o.Version, Source: o.Source, Shipped: o.Shipped, Artifacts: artifacts, Images: images, E2E: e2e, Verifying: verifying}
 	if err := os.WriteFile(filepath.Join(stage, "RELEASE-NOTES.md"), notes.Markdown(), 0o644); err != nil {
 		return "", err
 	}
@@ -133,6 +158,12 @@ func Assemble(ctx context.Context, o Options) (string, error) {
 	}
 	if err := os.WriteFile(filepath.Join(stage, ChecksumsFile), sums, 0o644); err != nil {
 		return "", err
+	}
+	// Last: the bundle signs CHECKSUMS, which names every other file.
+	if o.Signing != nil {
+		if _, err := o.Signing.Signer.SignBlob(ctx, filepath.Join(stage, ChecksumsFile)); err != nil {
+			return "", err
+		}
 	}
 	if err := os.Rename(stage, dest); err != nil {
 		return "", err

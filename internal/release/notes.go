@@ -3,13 +3,13 @@ package release
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/imagebuild"
 	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline"
 )
 
 // Shipped is one upstream release the release carries: the default pin of
@@ -31,11 +31,13 @@ func LoadShipped(root string, f *pins.File) ([]Shipped, error) {
 		if err != nil {
 			return nil, err
 		}
-		series, err := patchset.LoadSeries(filepath.Join(root, pin.Series))
+		// The series hash as the build computes it (series, overlay and
+		// carried libraries): the binaries must carry exactly this one.
+		in, err := pipeline.Config{Root: root}.LoadInputs(up, pin.Series)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", up.Name, pin.Version, err)
 		}
-		out = append(out, Shipped{Upstream: up, Pin: pin, Series: series})
+		out = append(out, Shipped{Upstream: up, Pin: pin, Series: in.Series, SeriesHash: in.SeriesHash})
 	}
 	return out, nil
 }
@@ -53,6 +55,8 @@ type Notes struct {
 	Images []imagebuild.Digests
 	// E2E is the end-to-end summary table (Markdown), if any.
 	E2E string
+	// Verifying is the section on signatures and provenance (Markdown).
+	Verifying string
 }
 
 // Artifact is one file or folder of the release.
@@ -112,6 +116,11 @@ func (n Notes) Markdown() []byte {
 			}
 			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", d.Ref, d.Index, strings.Join(platforms, "<br>"))
 		}
+	}
+	if n.Verifying != "" {
+		b.WriteString("\n")
+		b.WriteString(strings.TrimSpace(n.Verifying))
+		b.WriteString("\n")
 	}
 	if n.E2E != "" {
 		b.WriteString("\n## End-to-end\n\n")

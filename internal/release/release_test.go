@@ -182,7 +182,33 @@ func newFixture(t *testing.T) *fixture {
 		Version: "v1.0.0",
 		Source:  build.Source{Commit: commit, ShortCommit: commit[:12], TreeState: "clean", Date: time.Unix(1764672000, 0)},
 		Shipped: s, Inputs: in, Out: filepath.Join(dir, "_output", "release"),
+		// Signing with the real cosign: release_e2e_test.go.
+		Unsigned: true,
 	}, digests: digests}
+}
+
+func TestAssembleRefusesAnUnsignedReleaseUnlessAsked(t *testing.T) {
+	f := newFixture(t)
+	f.opts.Unsigned = false
+	for _, preflight := range []bool{true, false} {
+		f.opts.Preflight = preflight
+		_, err := Assemble(context.Background(), f.opts)
+		if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "SIGNING_KEY") {
+			t.Errorf("preflight=%t: err = %v, want a refusal naming SIGNING_KEY", preflight, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.opts.Out, f.opts.Version)); !os.IsNotExist(err) {
+		t.Errorf("a refused release left %s: %v", f.opts.Version, err)
+	}
+	f.opts.Preflight, f.opts.Unsigned = false, true
+	dir, err := Assemble(context.Background(), f.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes, _ := os.ReadFile(filepath.Join(dir, "RELEASE-NOTES.md"))
+	if !strings.Contains(string(notes), "**not signed**") {
+		t.Errorf("an unsigned rehearsal's notes do not say so:\n%s", notes)
+	}
 }
 
 func TestAssembleWritesAVerifiableRelease(t *testing.T) {
@@ -477,5 +503,28 @@ func copyBinary(t *testing.T, src, dst string) {
 	}
 	if err := os.WriteFile(dst, data, 0o755); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShippedSeriesHashIsTheBuilds: the series gate compares binaries with
+// the series hash LoadShipped computes. It used to leave the hash empty, so
+// the gate looked for "unknown" in the binaries and passed any of them.
+func TestShippedSeriesHashIsTheBuilds(t *testing.T) {
+	for _, sh := range shipped(t) {
+		if !strings.HasPrefix(sh.SeriesHash, "h1:") || build.ShortSeriesHash(sh.SeriesHash) == "unknown" {
+			t.Errorf("%s %s: SeriesHash = %q, want the h1: hash of the series", sh.Upstream.Name, sh.Pin.Version, sh.SeriesHash)
+		}
+	}
+	f := newFixture(t)
+	other := f.opts.Shipped[0]
+	other.SeriesHash = "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="
+	name := other.Upstream.Name + "-" + other.Pin.Version
+	for _, pkg := range other.Upstream.Build {
+		dst := filepath.Join(f.opts.Inputs.Bin, name, other.Upstream.BinaryName(pkg))
+		os.Remove(dst)
+		copyBinary(t, stampedBinary(t, other), dst)
+	}
+	if _, err := Assemble(context.Background(), f.opts); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "another patch series") {
+		t.Errorf("binaries of another series: err = %v, want refused", err)
 	}
 }
