@@ -99,9 +99,11 @@ binaries: ## Patched binaries with provenance for every upstream's default pin, 
 # Go test flags for the suites; E2E_RUN selects scenarios (go test -run).
 E2E_TIMEOUT ?= 40m
 E2E_RUN ?=
-# The suites, and the harness packages under internal/ whose e2e-tagged tests
-# (the control-plane harness suite, the tool builds) run with them.
-E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/toolcache/ ./internal/signing/ ./internal/release/
+# The suites, and the packages under internal/ whose e2e-tagged tests (the
+# control-plane harness suite, the tool builds, the vulnerability scans with
+# the real govulncheck, signing and the signed release with the real cosign)
+# run with them.
+E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/toolcache/ ./internal/vulnreport/ ./internal/signing/ ./internal/release/
 
 .PHONY: e2e-binaries
 e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-controller-manager and worker-operator.
@@ -115,6 +117,12 @@ e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (
 	$(if $(E2E_RUN),,rm -f $(OUTPUT_DIR)/reports/e2e/*.json)
 	rc=0; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report; exit $$rc
+
+# --- vulnerabilities (internal/vulnreport) ----------------------------------
+
+.PHONY: vulns
+vulns: ## govulncheck on the default pins' patched binaries (after make binaries), offline against the pinned vulndb snapshot: _output/reports/vulnerabilities/ (SUMMARY.md, per-binary JSON).
+	$(HOLDFAST) vulns --out $(OUTPUT_DIR)/reports
 
 # --- images (internal/image, images/) ---------------------------------------
 

@@ -19,6 +19,7 @@
 //	holdfast images  build [--upstream NAME [--version V]] [--platforms LIST] [--only BIN,...] [--registry R] [--out DIR] [--bin DIR] [--trees DIR]
 //	holdfast images  push --registry R [--upstream NAME [--version V]] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
 //	holdfast release --version V [--out DIR]
+//	holdfast vulns   [--out DIR] [--bin DIR | [--main-version MODULE@V,...] BINARY...]
 //	holdfast tools   key | path NAME
 //	holdfast version | --version
 //	holdfast help [COMMAND [SUBCOMMAND]]   (or holdfast COMMAND --help)
@@ -84,9 +85,14 @@ const usage = `usage:
                    [--version V] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
   holdfast release --version V [--out DIR]               assemble _output/release/V from the built artifacts
                                                          (refuses a dirty tree or a failing report)
+  holdfast vulns   [--out DIR] [--bin DIR]               scan the default pins' binaries (in _output/bin) with govulncheck,
+                   [--main-version MODULE@V,...]         or the BINARY files, offline against the pinned vulndb snapshot;
+                   [BINARY...]                           report in DIR/vulnerabilities (default _output/reports)
+                                                         (exit 0 whatever is found; 1 if a binary could not be scanned)
   holdfast tools   key                                   the cache key of .cache/tools (tool definitions + Go version)
   holdfast tools   path NAME                             build a tool into .cache/tools once; print its path
-                                                         (etcd, kube-apiserver, helm, actionlint, cosign)
+                                                         (etcd, kube-apiserver, helm, actionlint,
+                                                         govulncheck, vulndb-indexdb, cosign)
   holdfast version | --version                           print what holdfast was built from
   holdfast help [COMMAND [SUBCOMMAND]]                   a command's usage and flags (or: holdfast COMMAND --help)
 common flags: --root DIR (holdfast repository, default ".")
@@ -109,6 +115,7 @@ var commands = []command{
 	{"charts", runCharts},
 	{"images", runImages},
 	{"release", runRelease},
+	{"vulns", runVulns},
 	{"tools", runTools},
 	{"version", runVersion},
 }

@@ -256,6 +256,7 @@ func TestHelp(t *testing.T) {
 		{args: []string{"help", "images", "push"}, want: []string{"holdfast images  push", "-plain-http"}, notWant: "holdfast images  build"},
 		{args: []string{"help", "pins", "verify"}, want: []string{"holdfast pins verify", "-upstream string"}},
 		{args: []string{"help", "version"}, want: []string{"holdfast version | --version"}},
+		{args: []string{"help", "vulns"}, want: []string{"holdfast vulns   [--out DIR]", "-main-version string", "exit 0 whatever is found"}, notWant: "holdfast tools"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tt.args...)
@@ -274,7 +275,7 @@ func TestHelp(t *testing.T) {
 	}
 
 	code, stdout, stderr := runCLI(t, "help", "frobnicate")
-	if want := `holdfast help: unknown command "frobnicate" (commands: pins, fetch, apply, build, test, rebase, watch, charts, images, release, tools, version)`; code != 2 || stdout != "" || strings.TrimSpace(stderr) != want {
+	if want := `holdfast help: unknown command "frobnicate" (commands: pins, fetch, apply, build, test, rebase, watch, charts, images, release, vulns, tools, version)`; code != 2 || stdout != "" || strings.TrimSpace(stderr) != want {
 		t.Errorf("help frobnicate: exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, want)
 	}
 	// A usage error prints the command's usage, not the whole list, on stderr.

@@ -25,7 +25,7 @@ require github.com/rhysd/actionlint ` + actionlintVersion + `
 // Tools are the tools of this package a command can name (`holdfast tools
 // path NAME`) and that the CI cache key covers. controller-gen is not here:
 // e2e/karmada builds the version each Karmada tree names.
-var Tools = []Tool{Etcd, KubeAPIServer, Helm, Actionlint, Cosign}
+var Tools = []Tool{Etcd, KubeAPIServer, Helm, Actionlint, Govulncheck, VulnDBIndex, Cosign}
 
 // Lookup returns the tool called name.
 func Lookup(name string) (Tool, bool) {

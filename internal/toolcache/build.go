@@ -2,9 +2,11 @@ package toolcache
 
 import (
 	"context"
+	"debug/buildinfo"
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -44,25 +46,22 @@ func build(ctx context.Context, root string, t Tool, stamp string) (err error) {
 	}
 	defer logFile.Close()
 
-	if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte(t.GoMod), 0o644); err != nil {
-		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
-	}
-	// tools.go is the usual way to pin a command in a module: the build
-	// constraint keeps it out of every build while `go mod tidy` still sees
-	// the import and records the command's dependencies.
-	toolsGo := fmt.Sprintf("//go:build tools\n\npackage tools\n\nimport _ %q\n", t.Package)
-	if err := os.WriteFile(filepath.Join(work, "tools.go"), []byte(toolsGo), 0o644); err != nil {
-		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
-	}
-
 	out := filepath.Join(work, t.Name)
-	args := []string{"build", "-trimpath", "-o", out}
-	if t.LDFlags != "" {
-		args = append(args, "-ldflags", t.LDFlags)
+	var steps [][]string
+	var env []string
+	if t.Install {
+		// `go install` puts the binary in GOBIN, here the work folder.
+		out = filepath.Join(work, installedName(t.Package))
+		env = []string{"GOBIN=" + work}
+		steps = [][]string{goArgs("install", "", t.LDFlags, t.Package+"@"+t.Version)}
+	} else {
+		if err := writeWrapper(work, t); err != nil {
+			return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
+		}
+		steps = [][]string{{"mod", "tidy"}, goArgs("build", out, t.LDFlags, t.Package)}
 	}
-	args = append(args, t.Package)
-	for _, step := range [][]string{{"mod", "tidy"}, args} {
-		if err := runGo(ctx, work, logFile, step...); err != nil {
+	for _, step := range steps {
+		if err := runGo(ctx, work, logFile, env, step...); err != nil {
 			return fmt.Errorf("tool %s %s: %w; see %s:\n%s", t.Name, t.Version, err, logPath, logtail.Last(logPath, buildLogLines))
 		}
 	}
@@ -70,20 +69,65 @@ func build(ctx context.Context, root string, t Tool, stamp string) (err error) {
 	if err := os.Rename(out, t.Path(root)); err != nil {
 		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
 	}
-	// go.mod and go.sum stay beside the binary as the record of exactly
-	// which module versions it was built from.
-	for _, name := range []string{"go.mod", "go.sum"} {
-		if data, err := os.ReadFile(filepath.Join(work, name)); err == nil {
-			_ = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+	// The record of exactly which module versions the binary was built
+	// from: the wrapper's go.mod and go.sum, or for an installed tool its
+	// build information (what `go version -m` prints).
+	if t.Install {
+		if bi, err := buildinfo.ReadFile(t.Path(root)); err == nil {
+			_ = os.WriteFile(filepath.Join(dir, "buildinfo.txt"), []byte(bi.String()), 0o644)
+		}
+	} else {
+		for _, name := range []string{"go.mod", "go.sum"} {
+			if data, err := os.ReadFile(filepath.Join(work, name)); err == nil {
+				_ = os.WriteFile(filepath.Join(dir, name), data, 0o644)
+			}
 		}
 	}
 	return writeAtomic(filepath.Join(dir, stampFile), []byte(stamp+"\n"))
 }
 
+// installedName is the file name `go install` gives the command pkg: its
+// last path element, or the one before a major version suffix (".../v2").
+func installedName(pkg string) string {
+	base := path.Base(pkg)
+	if dir := path.Dir(pkg); dir != "." && len(base) > 1 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" {
+		return path.Base(dir)
+	}
+	return base
+}
+
+// writeWrapper writes the wrapper module of t into work: its go.mod, and a
+// tools.go importing the command.
+func writeWrapper(work string, t Tool) error {
+	if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte(t.GoMod), 0o644); err != nil {
+		return err
+	}
+	// tools.go is the usual way to pin a command in a module: the build
+	// constraint keeps it out of every build while `go mod tidy` still sees
+	// the import and records the command's dependencies.
+	toolsGo := fmt.Sprintf("//go:build tools\n\npackage tools\n\nimport _ %q\n", t.Package)
+	return os.WriteFile(filepath.Join(work, "tools.go"), []byte(toolsGo), 0o644)
+}
+
+// goArgs is `go build` or `go install` with the flags every tool build
+// uses (see the package doc): -trimpath, -o out when not empty, -ldflags
+// when not empty, then the package.
+func goArgs(verb, out, ldflags, pkg string) []string {
+	args := []string{verb, "-trimpath"}
+	if out != "" {
+		args = append(args, "-o", out)
+	}
+	if ldflags != "" {
+		args = append(args, "-ldflags", ldflags)
+	}
+	return append(args, pkg)
+}
+
 // runGo runs the go command in dir with the environment every tool build
-// uses, logging to log. The process group is killed on cancellation so that
-// the compilers go build started do not keep running after the test gave up.
-func runGo(ctx context.Context, dir string, log *os.File, args ...string) error {
+// uses, plus extra, logging to log. The process group is killed on
+// cancellation so that the compilers go build started do not keep running
+// after the test gave up.
+func runGo(ctx context.Context, dir string, log *os.File, extra []string, args ...string) error {
 	fmt.Fprintf(log, "$ go %s\n", strings.Join(args, " "))
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, "go", args...)
@@ -101,6 +145,7 @@ func runGo(ctx context.Context, dir string, log *os.File, args ...string) error 
 		// A go.work above the cache must not pull the wrapper into a workspace.
 		"GOWORK=off",
 	)
+	cmd.Env = append(cmd.Env, extra...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	err := cmd.Run()

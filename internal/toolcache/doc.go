@@ -1,6 +1,7 @@
 // Package toolcache builds the real programs the end-to-end suites, the
-// chart tests and `make lint-workflows` run (etcd, kube-apiserver, helm,
-// actionlint, and whatever else a suite adds) from their Go modules, once,
+// chart tests, `make lint-workflows` and `holdfast vulns` run (etcd,
+// kube-apiserver, helm, actionlint, govulncheck, the vulndb indexer, and
+// whatever else a suite adds) from their Go modules, once,
 // and caches the binaries by version under
 // <repository>/.cache/tools/<name>-<version>.
 //
@@ -17,7 +18,10 @@
 // `CGO_ENABLED=0 go build -trimpath`. Those exact flags matter: they make the
 // compile steps identical across machines and runs, so the Go build cache
 // (warmed by CI or by an earlier run) turns a ten-minute kube-apiserver build
-// into a link step.
+// into a link step. A tool that reads its version from its own build
+// information (govulncheck) is built with `go install -trimpath
+// PACKAGE@VERSION` instead (Tool.Install), so that its module, not a
+// wrapper, is the main module and the version it prints is its release's.
 //
 // A stamp file beside each binary records a hash of the tool definition and
 // the Go version; a changed definition or toolchain rebuilds. A file lock per

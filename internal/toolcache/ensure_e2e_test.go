@@ -25,6 +25,9 @@ func TestEnsureRealTools(t *testing.T) {
 	}{
 		{Etcd, []string{"--version"}, "etcd Version: 3.6.6"},
 		{KubeAPIServer, []string{"--version"}, "Kubernetes v1.35.3"},
+		// Installed as its own main module: the version comes from its
+		// build information (Tool.Install).
+		{Govulncheck, []string{"-version"}, "Scanner: govulncheck@v1.9.0"},
 	} {
 		t.Run(tc.tool.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)

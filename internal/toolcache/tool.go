@@ -32,6 +32,15 @@ type Tool struct {
 	// LDFlags is passed to go build -ldflags when not empty (for example to
 	// set a version variable).
 	LDFlags string
+	// Install builds Package@Version with `go install` instead of a wrapper
+	// module, for a tool that reads its own version from its build
+	// information and has no variable for -ldflags -X to set (govulncheck):
+	// built through a wrapper, its main module is the wrapper, "(devel)".
+	// Installed, its own module is the main module and carries Version. The
+	// tool's own go.mod and go.sum then decide its dependencies, checked
+	// against the checksum database like every download; GoMod must be
+	// empty, and Version must be the module version of Package.
+	Install bool
 }
 
 // CacheDir is where tools live under the repository root. It is ignored by
@@ -54,7 +63,13 @@ func (t Tool) Path(root string) string {
 // binary built by an older Go would otherwise be kept forever).
 func (t Tool) stamp(goVersion string) string {
 	h := sha256.New()
-	for _, part := range []string{t.GoMod, t.Package, t.LDFlags, goVersion} {
+	parts := []string{t.GoMod, t.Package, t.LDFlags, goVersion}
+	if t.Install {
+		// Appended only for installed tools, so that the stamps of the
+		// wrapper-built ones (and the binaries cached under them) stay.
+		parts = append(parts, "install "+t.Package+"@"+t.Version)
+	}
+	for _, part := range parts {
 		// The length prefix keeps "a"+"bc" and "ab"+"c" apart.
 		fmt.Fprintf(h, "%d:%s\n", len(part), part)
 	}
@@ -62,14 +77,22 @@ func (t Tool) stamp(goVersion string) string {
 }
 
 func (t Tool) validate() error {
+	required := []string{"Name", "Version", "Package"}
+	if !t.Install {
+		required = append(required, "GoMod")
+	}
+	fields := map[string]string{"Name": t.Name, "Version": t.Version, "GoMod": t.GoMod, "Package": t.Package}
 	var missing []string
-	for field, v := range map[string]string{"Name": t.Name, "Version": t.Version, "GoMod": t.GoMod, "Package": t.Package} {
-		if strings.TrimSpace(v) == "" {
+	for _, field := range required {
+		if strings.TrimSpace(fields[field]) == "" {
 			missing = append(missing, field)
 		}
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("tool %q: empty %s", t.Name, strings.Join(missing, ", "))
+	}
+	if t.Install && t.GoMod != "" {
+		return fmt.Errorf("tool %q: Install builds from the tool's own go.mod; GoMod must be empty", t.Name)
 	}
 	if strings.ContainsAny(t.Name+t.Version, `/\`) || t.Name == "." || t.Name == ".." {
 		return fmt.Errorf("tool %q version %q: name and version must be plain folder names", t.Name, t.Version)

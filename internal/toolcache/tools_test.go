@@ -2,6 +2,9 @@ package toolcache
 
 import (
 	"context"
+	"crypto/sha256"
+	"debug/buildinfo"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/holdfast-dist/holdfast/internal/modproxytest"
 	"golang.org/x/mod/modfile"
 )
 
@@ -41,6 +45,7 @@ func TestStampChangesWithEveryInput(t *testing.T) {
 		"Package":    Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd2", LDFlags: "-s"}.stamp("go1.26"),
 		"LDFlags":    Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: ""}.stamp("go1.26"),
 		"go version": base.stamp("go1.27"),
+		"install":    Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Install: true}.stamp("go1.26"),
 		// Moving bytes between fields must not collide.
 		"boundary": Tool{Name: "x", Version: "v1", GoMod: "module m\nm/cmd", Package: "", LDFlags: "-s"}.stamp("go1.26"),
 	} {
@@ -52,6 +57,40 @@ func TestStampChangesWithEveryInput(t *testing.T) {
 	// Name and Version choose the folder, not the stamp.
 	if a, b := base.stamp("go1.26"), (Tool{Name: "y", Version: "v2", GoMod: base.GoMod, Package: base.Package, LDFlags: base.LDFlags}).stamp("go1.26"); a != b {
 		t.Errorf("stamp depends on Name/Version")
+	}
+	// ...except for an installed tool, where Version is the module version
+	// built.
+	installed := Tool{Name: "x", Version: "v1.0.0", Package: "m/cmd", Install: true}
+	if a, b := installed.stamp("go1.26"), (Tool{Name: "x", Version: "v1.0.1", Package: "m/cmd", Install: true}).stamp("go1.26"); a == b {
+		t.Errorf("an installed tool's stamp does not depend on its Version")
+	}
+	// Adding Install must not rebuild the tools cached before it existed:
+	// a wrapper-built tool's stamp is what it was.
+	if got, want := base.stamp("go1.26"), legacyStamp(base, "go1.26"); got != want {
+		t.Errorf("a wrapper-built tool's stamp changed: %s, was %s", got, want)
+	}
+}
+
+// legacyStamp is the stamp as computed before Tool.Install existed.
+func legacyStamp(t Tool, goVersion string) string {
+	h := sha256.New()
+	for _, part := range []string{t.GoMod, t.Package, t.LDFlags, goVersion} {
+		fmt.Fprintf(h, "%d:%s\n", len(part), part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func TestInstalledName(t *testing.T) {
+	for pkg, want := range map[string]string{
+		"golang.org/x/vuln/cmd/govulncheck": "govulncheck",
+		"example.com/tool/v2":               "tool",
+		"example.com/cmd/v2tool":            "v2tool",
+		"example.com/v":                     "v",
+		"tool":                              "tool",
+	} {
+		if got := installedName(pkg); got != want {
+			t.Errorf("installedName(%s) = %s, want %s", pkg, got, want)
+		}
 	}
 }
 
@@ -67,6 +106,9 @@ func TestValidate(t *testing.T) {
 		{"no Package", func(t *Tool) { t.Package = " " }, "empty Package"},
 		{"slash in version", func(t *Tool) { t.Version = "v1/../../etc" }, "plain folder names"},
 		{"dotdot name", func(t *Tool) { t.Name = ".." }, "plain folder names"},
+		{"install", func(t *Tool) { t.Install, t.GoMod = true, "" }, ""},
+		{"install with GoMod", func(t *Tool) { t.Install = true }, "GoMod must be empty"},
+		{"install without Package", func(t *Tool) { t.Install, t.GoMod, t.Package = true, "", "" }, "empty Package"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tool := good
@@ -301,5 +343,47 @@ func TestKey(t *testing.T) {
 	}
 	if _, ok := Lookup("nope"); ok {
 		t.Error("Lookup(nope) succeeded")
+	}
+}
+
+// TestEnsureInstallsToolAsMainModule: an Install tool is built from its
+// published module version (a local proxy and checksum database here), so
+// its build information names that module and version, as `go install
+// pkg@version` leaves it, and the record beside it is that build
+// information, not a wrapper's go.mod.
+func TestEnsureInstallsToolAsMainModule(t *testing.T) {
+	proxy := modproxytest.New(t)
+	proxy.Add(t, "example.test/greeter", "v1.2.3", map[string]string{
+		"cmd/greet/main.go": "package main\n\nimport \"fmt\"\n\nvar message = \"default\"\n\nfunc main() { fmt.Print(message) }\n",
+	})
+	for _, kv := range append(proxy.Env(), "GOSUMDB="+proxy.ChecksumDB(), "GONOSUMDB=", "GOPRIVATE=") {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	root := t.TempDir()
+	tool := Tool{Name: "greet", Version: "v1.2.3", Package: "example.test/greeter/cmd/greet", LDFlags: "-X main.message=hi", Install: true}
+	path, err := Ensure(context.Background(), root, tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, path); got != "hi" {
+		t.Errorf("installed binary says %q, want %q (LDFlags not applied?)", got, "hi")
+	}
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bi.Main.Path != "example.test/greeter" || bi.Main.Version != "v1.2.3" {
+		t.Errorf("main module %s %s, want example.test/greeter v1.2.3", bi.Main.Path, bi.Main.Version)
+	}
+	record, err := os.ReadFile(filepath.Join(tool.Dir(root), "buildinfo.txt"))
+	if err != nil || !strings.Contains(string(record), "mod\texample.test/greeter\tv1.2.3") {
+		t.Errorf("buildinfo.txt: %v\n%s", err, record)
+	}
+	if _, err := os.Stat(filepath.Join(tool.Dir(root), "go.mod")); !os.IsNotExist(err) {
+		t.Errorf("an installed tool left a wrapper go.mod (stat: %v)", err)
+	}
+	if _, err := Ensure(context.Background(), root, tool); err != nil || buildsOf("greet") != 1 {
+		t.Errorf("second Ensure: %v, %d builds, want 1", err, buildsOf("greet"))
 	}
 }

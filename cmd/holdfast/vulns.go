@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"debug/buildinfo"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/mod/semver"
+
+	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline"
+	"github.com/holdfast-dist/holdfast/internal/provenance"
+	"github.com/holdfast-dist/holdfast/internal/vulnreport"
+)
+
+// defaultReports is where `holdfast vulns` writes its folder unless told
+// otherwise.
+const defaultReports = "_output/reports"
+
+// runVulns scans binaries with govulncheck against the pinned vulndb
+// snapshot and writes the vulnerabilities/ report. Whatever it finds, it
+// exits 0: the report is the result, and a release names what it ships
+// with rather than refusing to ship; it exits 1 when a binary could not be
+// scanned.
+func runVulns(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("vulns")
+	out := fs.String("out", "", "folder to write vulnerabilities/ into (default: <root>/"+defaultReports+")")
+	bin := fs.String("bin", "", "folder of the built binaries, without BINARY arguments (default: <root>/"+build.DefaultOut+")")
+	mainVersions := fs.String("main-version", "", "with BINARY arguments: MODULE@VERSION,... the version each main module was built from, for binaries whose build information says (devel)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return parse(fs, args)
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if *out == "" {
+		*out = filepath.Join(e.root, defaultReports)
+	}
+	var bins []vulnreport.Binary
+	if fs.NArg() > 0 {
+		if *bin != "" {
+			return fmt.Errorf("%w: --bin names the folder of the default pins' binaries; it and BINARY arguments exclude each other", errUsage)
+		}
+		var err error
+		if bins, err = argBinaries(fs.Args(), *mainVersions); err != nil {
+			return err
+		}
+	} else {
+		if *mainVersions != "" {
+			return fmt.Errorf("%w: --main-version is for BINARY arguments; the default pins' binaries take their pin's version", errUsage)
+		}
+		if *bin == "" {
+			*bin = filepath.Join(e.root, build.DefaultOut)
+		}
+		var err error
+		if bins, err = e.defaultPinBinaries(*bin); err != nil {
+			return err
+		}
+	}
+	root, err := filepath.Abs(e.root)
+	if err != nil {
+		return err
+	}
+	for _, b := range bins {
+		fmt.Fprintf(e.stderr, "scanning %s\n", b.Path)
+	}
+	r, err := vulnreport.Scan(ctx, root, bins)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	if err := r.Write(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s (%s)\n", r.DB, r.Scanner)
+	for _, b := range r.Binaries {
+		fmt.Fprintf(e.stdout, "%s: %s\n", b.Name, b.Counts())
+	}
+	fmt.Fprintln(e.stdout, filepath.Join(*out, vulnreport.FolderName, vulnreport.SummaryFile))
+	return nil
+}
+
+// argBinaries are the BINARY arguments, each with the version --main-version
+// gives its main module (read from its build information; a file that has
+// none is left for the scan to refuse, by name).
+func argBinaries(paths []string, mainVersions string) ([]vulnreport.Binary, error) {
+	versions := map[string]string{}
+	for _, mv := range splitList(mainVersions) {
+		mod, v, ok := strings.Cut(mv, "@")
+		if !ok || mod == "" || !semver.IsValid(v) {
+			return nil, fmt.Errorf("%w: --main-version %q: want MODULE@VERSION, e.g. github.com/karmada-io/karmada@v1.18.2", errUsage, mv)
+		}
+		versions[mod] = v
+	}
+	used := map[string]bool{}
+	var bins []vulnreport.Binary
+	for _, path := range paths {
+		b := vulnreport.Binary{Path: path}
+		if bi, err := buildinfo.ReadFile(path); err == nil {
+			b.MainVersion = versions[bi.Main.Path]
+			used[bi.Main.Path] = true
+		}
+		bins = append(bins, b)
+	}
+	for mod := range versions {
+		if !used[mod] {
+			return nil, fmt.Errorf("%w: --main-version names %s, the main module of none of the binaries", errUsage, mod)
+		}
+	}
+	return bins, nil
+}
+
+// defaultPinBinaries lists the patched binaries of every upstream's default
+// pin in bin, each with its pin's version for its main module.
+func (e *env) defaultPinBinaries(bin string) ([]vulnreport.Binary, error) {
+	f, err := e.pinFile()
+	if err != nil {
+		return nil, err
+	}
+	var bins []vulnreport.Binary
+	for _, up := range f.Upstreams {
+		pin, err := up.Pin("")
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Join(bin, pipeline.TreeDir(up, pin.Version, provenance.Patched))
+		for _, pkg := range up.Build {
+			path := filepath.Join(dir, up.BinaryName(pkg))
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("binary %s of %s %s: %v; build it first (make binaries)", path, up.Name, pin.Version, err)
+			}
+			bins = append(bins, vulnreport.Binary{Path: path, MainVersion: pin.Version})
+		}
+	}
+	return bins, nil
+}
