@@ -17,6 +17,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/signing"
 	"github.com/holdfast-dist/holdfast/internal/slsa"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
+	"github.com/holdfast-dist/holdfast/internal/vulnreport"
 )
 
 // runRelease assembles the release folder from what `make release`'s
@@ -64,6 +65,13 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 		Inputs: release.DefaultInputs(e.root), Out: *out, Log: e.stderr,
 		Checks: releaseChecks(e.root, f, shipped, source), Preflight: *preflight,
 		Signing: sig, Unsigned: *unsigned,
+		Vulnerabilities: func(ctx context.Context, stage string, bins []vulnreport.Binary) (string, error) {
+			r, err := vulnreport.WriteReport(ctx, e.root, stage, bins)
+			if err != nil {
+				return "", err
+			}
+			return r.Markdown(), nil
+		},
 	})
 	if err != nil {
 		return err

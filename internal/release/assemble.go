@@ -15,6 +15,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/fscopy"
 	"github.com/holdfast-dist/holdfast/internal/imagebuild"
 	"github.com/holdfast-dist/holdfast/internal/treetest"
+	"github.com/holdfast-dist/holdfast/internal/vulnreport"
 )
 
 // DefaultOut is where release folders are written, one per version.
@@ -59,7 +60,12 @@ type Options struct {
 	// (a rehearsal: the notes then say it is unsigned).
 	Signing  *Signing
 	Unsigned bool
-	Log      io.Writer
+	// Vulnerabilities scans the staged binaries and writes the report
+	// folder into the release (vulnreport.WriteReport), returning the notes'
+	// section. Required: a release names the known vulnerabilities of what
+	// it ships.
+	Vulnerabilities func(ctx context.Context, stage string, bins []vulnreport.Binary) (string, error)
+	Log             io.Writer
 }
 
 // ErrRefused wraps every reason Assemble gives for not writing a release.
@@ -94,6 +100,9 @@ func Assemble(ctx context.Context, o Options) (string, error) {
 		if err := o.Signing.Signer.Validate(); err != nil {
 			return "", refuse("%v", err)
 		}
+	}
+	if o.Vulnerabilities == nil {
+		return "", refuse("no vulnerability scan configured")
 	}
 	if o.Preflight {
 		return dest, nil
@@ -138,6 +147,21 @@ func Assemble(ctx context.Context, o Options) (string, error) {
 		}
 		images = append(images, d...)
 	}
+	var bins []vulnreport.Binary
+	for _, sh := range o.Shipped {
+		for _, pkg := range sh.Upstream.Build {
+			bins = append(bins, vulnreport.Binary{
+				Path:        filepath.Join(stage, "bin", sh.Upstream.Name+"-"+sh.Pin.Version, sh.Upstream.BinaryName(pkg)),
+				MainVersion: sh.Pin.Version,
+			})
+		}
+	}
+	logf(o.Log, "scanning %d binaries for known vulnerabilities (govulncheck)", len(bins))
+	vulns, err := o.Vulnerabilities(ctx, stage, bins)
+	if err != nil {
+		return "", fmt.Errorf("vulnerability report: %w", err)
+	}
+	artifacts = append(artifacts, Artifact{"vulnerabilities", vulnreport.FolderName + "/", "govulncheck's report on every shipped binary (offline vulndb snapshot); summary in " + vulnreport.FolderName + "/" + vulnreport.SummaryFile})
 	verifying := "## Verifying\n\nThis release is **not signed** (an unsigned rehearsal: `UNSIGNED=1`). Do not publish it.\n"
 	if o.Signing != nil {
 		if verifying, err = sign(ctx, o, stage, images); err != nil {
@@ -148,7 +172,7 @@ func Assemble(ctx context.Context, o Options) (string, error) {
 			Artifact{"attestations", attestationsDir + "/", "the SLSA provenance predicates attached to the images (with their SPDX SBOMs) as cosign attestations"},
 		)
 	}
-	notes := Notes{Version: o.Version, Source: o.Source, Shipped: o.Shipped, Artifacts: artifacts, Images: images, E2E: e2e, Verifying: verifying}
+	notes := Notes{Version: o.Version, Source: o.Source, Shipped: o.Shipped, Artifacts: artifacts, Images: images, E2E: e2e, Verifying: verifying, Vulnerabilities: vulns}
 	if err := os.WriteFile(filepath.Join(stage, "RELEASE-NOTES.md"), notes.Markdown(), 0o644); err != nil {
 		return "", err
 	}

@@ -57,6 +57,8 @@ type Notes struct {
 	E2E string
 	// Verifying is the section on signatures and provenance (Markdown).
 	Verifying string
+	// Vulnerabilities is the vulnerability report's summary (Markdown).
+	Vulnerabilities string
 }
 
 // Artifact is one file or folder of the release.
@@ -116,6 +118,11 @@ func (n Notes) Markdown() []byte {
 			}
 			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", d.Ref, d.Index, strings.Join(platforms, "<br>"))
 		}
+	}
+	if n.Vulnerabilities != "" {
+		b.WriteString("\n## Vulnerabilities\n\n")
+		b.WriteString(strings.TrimSpace(n.Vulnerabilities))
+		b.WriteString("\n")
 	}
 	if n.Verifying != "" {
 		b.WriteString("\n")

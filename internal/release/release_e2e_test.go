@@ -21,6 +21,8 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/signing"
 	"github.com/holdfast-dist/holdfast/internal/signing/signingtest"
 	"github.com/holdfast-dist/holdfast/internal/slsa"
+	"github.com/holdfast-dist/holdfast/internal/toolcache"
+	"github.com/holdfast-dist/holdfast/internal/vulnreport"
 )
 
 func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
@@ -32,6 +34,17 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 	}
 	f := newFixture(t)
 	f.opts.Unsigned = false
+	root, err := toolcache.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.opts.Vulnerabilities = func(ctx context.Context, stage string, bins []vulnreport.Binary) (string, error) {
+		r, err := vulnreport.WriteReport(ctx, root, stage, bins)
+		if err != nil {
+			return "", err
+		}
+		return r.Markdown(), nil
+	}
 	f.opts.Signing = &Signing{
 		Signer:    &signing.Signer{Cosign: cosign, Key: key, Identity: imagebuild.DefaultRegistry, Env: env},
 		PublicKey: pubKey,
@@ -56,7 +69,7 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 		t.Fatalf("CHECKSUMS: %v", err)
 	}
 	sums, _ := os.ReadFile(filepath.Join(dir, ChecksumsFile))
-	for _, want := range []string{ProvenanceFile, ProvenanceBundle, PublicKeyFile, "charts/worker-operator-1.6.4-holdfast.1.tgz" + signing.BundleSuffix} {
+	for _, want := range []string{ProvenanceFile, ProvenanceBundle, PublicKeyFile, vulnreport.FolderName + "/" + vulnreport.SummaryFile, "charts/worker-operator-1.6.4-holdfast.1.tgz" + signing.BundleSuffix} {
 		if !strings.Contains(string(sums), "  "+want+"\n") {
 			t.Errorf("CHECKSUMS does not name %s", want)
 		}
@@ -108,6 +121,9 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 		t.Fatal("no image was pushed")
 	}
 	notes, _ := os.ReadFile(filepath.Join(dir, "RELEASE-NOTES.md"))
+	if !strings.Contains(string(notes), "## Vulnerabilities") || !strings.Contains(string(notes), "govulncheck") {
+		t.Errorf("notes lack the vulnerability summary:\n%s", notes)
+	}
 	if !strings.Contains(string(notes), "cosign verify --key cosign.pub --insecure-ignore-tlog ghcr.io/holdfast-dist/") {
 		t.Errorf("notes lack the verification commands:\n%s", notes)
 	}

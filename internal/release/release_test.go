@@ -22,6 +22,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/imagebuild/imagebuildtest"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/treetest"
+	"github.com/holdfast-dist/holdfast/internal/vulnreport"
 )
 
 const commit = "0123456789abcdef0123456789abcdef01234567"
@@ -182,8 +183,10 @@ func newFixture(t *testing.T) *fixture {
 		Version: "v1.0.0",
 		Source:  build.Source{Commit: commit, ShortCommit: commit[:12], TreeState: "clean", Date: time.Unix(1764672000, 0)},
 		Shipped: s, Inputs: in, Out: filepath.Join(dir, "_output", "release"),
-		// Signing with the real cosign: release_e2e_test.go.
-		Unsigned: true,
+		// Signing with the real cosign and the scan with the real
+		// govulncheck: release_e2e_test.go.
+		Unsigned:        true,
+		Vulnerabilities: standinVulnerabilities,
 	}, digests: digests}
 }
 
@@ -527,4 +530,22 @@ func TestShippedSeriesHashIsTheBuilds(t *testing.T) {
 	if _, err := Assemble(context.Background(), f.opts); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "another patch series") {
 		t.Errorf("binaries of another series: err = %v, want refused", err)
 	}
+}
+
+// standinVulnerabilities writes what vulnreport.WriteReport writes, without
+// govulncheck.
+func standinVulnerabilities(_ context.Context, stage string, bins []vulnreport.Binary) (string, error) {
+	if len(bins) == 0 {
+		return "", errors.New("no binaries")
+	}
+	for _, b := range bins {
+		if _, err := os.Stat(b.Path); err != nil {
+			return "", err
+		}
+	}
+	dir := filepath.Join(stage, vulnreport.FolderName)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return "### Known vulnerabilities\n\nstand-in\n", os.WriteFile(filepath.Join(dir, vulnreport.SummaryFile), []byte("stand-in"), 0o644)
 }
