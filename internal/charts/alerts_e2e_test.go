@@ -4,6 +4,8 @@ package charts
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,4 +51,46 @@ func TestWorkerOperatorPrometheusRule(t *testing.T) {
 		}
 	}
 	checkExported(t, r, hubfollowMetrics(t))
+}
+
+// TestKarmadaChartPrometheusRule: the Karmada chart renders the same alerts
+// as docs/alerts/karmada-prometheusrule.yaml when asked, and nothing by
+// default (the default manifests stay upstream's but for the images).
+func TestKarmadaChartPrometheusRule(t *testing.T) {
+	f := setup(t)
+	for name := range f.render(t, f.karmada, karmadaNamespace) {
+		if strings.HasPrefix(name, "PrometheusRule/") {
+			t.Errorf("%s rendered by default", name)
+		}
+	}
+	objs := f.render(t, f.karmada, karmadaNamespace,
+		"--values", valuesFile(t, `{"holdfast":{"prometheusRule":{"enabled":true,"severity":"critical","labels":{"prometheus":"main"}}}}`))
+	var doc []byte
+	for name, d := range objs {
+		if strings.HasPrefix(name, "PrometheusRule/") {
+			doc = d
+		}
+	}
+	if doc == nil {
+		t.Fatalf("no PrometheusRule rendered (have %s)", objs.names())
+	}
+	r := parseRule(t, doc)
+	if r.Metadata.Namespace != karmadaNamespace || r.Metadata.Labels["prometheus"] != "main" {
+		t.Errorf("metadata %+v, want namespace %s and the label prometheus=main", r.Metadata, karmadaNamespace)
+	}
+	docs, err := os.ReadFile(filepath.Join(f.root, KarmadaPrometheusRule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := r.alerts(), parseRule(t, docs).alerts(); !maps.Equal(got, want) {
+		t.Errorf("chart alerts\n  %q\nwant %s's\n  %q", got, KarmadaPrometheusRule, want)
+	}
+	for _, g := range r.Spec.Groups {
+		for _, rule := range g.Rules {
+			if rule.Labels["severity"] != "critical" || !strings.Contains(rule.Annotations["summary"], "{{ $labels.cluster }}") {
+				t.Errorf("%s: labels %v, annotations %v; want severity critical and a summary templated by Prometheus", rule.Alert, rule.Labels, rule.Annotations)
+			}
+		}
+	}
+	checkExported(t, r, membercredMetrics(t))
 }

@@ -209,7 +209,7 @@ func TestVerifyDigests(t *testing.T) {
 		name, karmada, worker, wantErr string
 	}{
 		{"every digest built", karmada(built["karmada-controller-manager"]), worker, ""},
-		{"a tag", karmada(""), worker, "chart karmada 1.18.2-holdfast.3 pulls image karmada-controller-manager by tag, not by the built digest " + built["karmada-controller-manager"]},
+		{"a tag", karmada(""), worker, "chart karmada " + pkgs[0].Version + " pulls image karmada-controller-manager by tag, not by the built digest " + built["karmada-controller-manager"]},
 		{"another build", karmada(digestA), worker, "pins image karmada-controller-manager to " + digestA + ", not the built " + built["karmada-controller-manager"]},
 		{"an image not built", karmada(built["karmada-controller-manager"]), worker + "x:\n  repository: holdfast-dist/other\n", "names image holdfast-dist/other"},
 		{"an image missing", karmada(built["karmada-controller-manager"]), "image:\n  repository: x/y\n", "has no image holdfast-dist/worker-operator"},
