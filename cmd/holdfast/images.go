@@ -80,7 +80,7 @@ func runImagesBuild(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		for _, b := range built {
-			fmt.Fprintf(e.stdout, "%s@%s\n  layout %s\n  sbom   %s\n", b.Ref, b.Digest, b.Layout, b.SBOM)
+			fmt.Fprintf(e.stdout, "%s@%s\n  layout %s\n  sbom   %s\n  cdx    %s\n", b.Ref, b.Digest, b.Layout, b.SBOM, b.CycloneDX)
 			for _, tb := range b.Tarballs {
 				fmt.Fprintf(e.stdout, "  docker load -i %s\n", tb)
 			}

@@ -31,14 +31,14 @@ func TestImagesBuildStdoutCarriesOnlyResults(t *testing.T) {
 	buildImages = func(_ context.Context, o imagebuild.Options, up *pins.Upstream, pin pins.Pin) ([]imagebuild.Built, error) {
 		fmt.Fprintf(o.Log, "up %s (patched) -> %s\n  go build ...\n  still building up (30s elapsed)\n", pin.Version, o.Trees.Out)
 		return []imagebuild.Built{{
-			Binary: "up", Ref: ref, Digest: digest, Layout: "/out/up", SBOM: "/out/up.spdx.json",
+			Binary: "up", Ref: ref, Digest: digest, Layout: "/out/up", SBOM: "/out/up.spdx.json", CycloneDX: "/out/up.cdx.json",
 			Tarballs: []string{"/out/up-linux-amd64.tar"},
 		}}, nil
 	}
 	t.Cleanup(func() { buildImages = imagebuild.Build })
 
 	code, stdout, stderr := runCLI(t, "images", "build", "--root", root, "--upstream", "up", "--out", t.TempDir())
-	want := ref.String() + "@" + digest.String() + "\n  layout /out/up\n  sbom   /out/up.spdx.json\n  docker load -i /out/up-linux-amd64.tar\n"
+	want := ref.String() + "@" + digest.String() + "\n  layout /out/up\n  sbom   /out/up.spdx.json\n  cdx    /out/up.cdx.json\n  docker load -i /out/up-linux-amd64.tar\n"
 	if code != 0 || stdout != want {
 		t.Errorf("exit %d, stdout:\n%s\nwant exit 0 and stdout:\n%s", code, stdout, want)
 	}

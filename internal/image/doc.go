@@ -17,11 +17,13 @@
 // same binaries and provenance give the same digest.
 //
 // Provenance travels as OCI annotations on the index and every manifest
-// and as labels in every config (Provenance.Annotations), and as an SPDX
-// 2.3 SBOM of the binary's Go modules read from its embedded build
-// information (debug/buildinfo). The SBOM is written beside the image and
-// attached to it as an OCI artifact whose subject is the index, so
-// `oras discover` or a registry's referrers API finds it.
+// and as labels in every config (Provenance.Annotations), and as an SBOM
+// of the binary's Go modules read from its embedded build information
+// (debug/buildinfo), each with the licence its licence files declare
+// (internal/modlicense), in two formats: SPDX 2.3 and CycloneDX 1.6 JSON.
+// Both are written beside the image; the SPDX one is also attached to it
+// as an OCI artifact whose subject is the index, so `oras discover` or a
+// registry's referrers API finds it.
 //
 // Outputs are an OCI image layout (index plus SBOM), one `docker load`-able
 // tarball per platform, and a push of the layout to any registry (Push).

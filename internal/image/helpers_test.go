@@ -4,11 +4,13 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"debug/buildinfo"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +18,8 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/holdfast-dist/holdfast/internal/image"
+	"github.com/holdfast-dist/holdfast/internal/modlicense"
+	"github.com/holdfast-dist/holdfast/internal/modlicense/modlicensetest"
 )
 
 // testdataBinaries holds testdata/hello built for linux/amd64 and
@@ -24,6 +28,13 @@ var testdataBinaries = map[string]string{}
 
 // testdataDir is TestMain's temporary folder.
 var testdataDir string
+
+// testdataLicenses finds the licences of testdata/hello's modules in a
+// made-up module cache and GOROOT holding real licence texts (TestMain):
+// its main module (holdfast's, at provenance's UpstreamVersion) under
+// Apache-2.0, golang.org/x/mod and the standard library under the Go
+// project's licence.
+var testdataLicenses image.Licenses
 
 var errNoGo = errors.New("no go command on PATH")
 
@@ -59,7 +70,21 @@ func buildTestdata(dir string) error {
 		}
 		testdataBinaries[arch] = out
 	}
-	return nil
+	info, err := buildinfo.ReadFile(testdataBinaries["amd64"])
+	if err != nil {
+		return err
+	}
+	mods := []modlicensetest.Module{{Path: info.Main.Path, Version: provenance().UpstreamVersion, License: "Apache-2.0"}}
+	for _, d := range info.Deps {
+		mods = append(mods, modlicensetest.Module{Path: d.Path, Version: d.Version, License: "Go"})
+	}
+	goVersion, _, _ := strings.Cut(info.GoVersion, " ")
+	modCache, goroot, err := modlicensetest.WriteGo(filepath.Join(dir, "go"), goVersion, mods...)
+	if err != nil {
+		return err
+	}
+	testdataLicenses, err = modlicense.New(modCache, goroot, modlicense.CycloneDX())
+	return err
 }
 
 func needBinaries(t *testing.T) {
@@ -166,6 +191,7 @@ func newInput(tree string) (image.Input, error) {
 		Tree:     tree,
 		CABundle: ca,
 		ZoneInfo: zoneinfo,
+		Licenses: testdataLicenses,
 	}, nil
 }
 

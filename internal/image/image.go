@@ -29,17 +29,20 @@ type Input struct {
 	// ZoneInfo is the Go toolchain's lib/time/zoneinfo.zip; nil leaves
 	// time zones out.
 	ZoneInfo []byte
+	// Licenses finds the modules' licences for the SBOM
+	// (modlicense.Finder over the module cache of the binaries' build).
+	Licenses Licenses
 }
 
 // Image is an assembled image: an index over the platforms' manifests,
-// and its SBOM, both as a document and as an artifact referring to the
+// and its SBOM, both as documents and as an artifact referring to the
 // index.
 type Image struct {
 	Index     v1.ImageIndex
 	Platforms []PlatformImage
-	SBOM      []byte
-	// SBOMArtifact is the manifest that attaches SBOM to Index (its
-	// subject).
+	SBOM      SBOM
+	// SBOMArtifact is the manifest that attaches the SPDX SBOM to Index
+	// (its subject).
 	SBOMArtifact v1.Image
 }
 
@@ -66,7 +69,7 @@ func Build(in Input) (*Image, error) {
 			return nil, fmt.Errorf("image %s: two binaries for %s", p.Binary, bins[i].platform())
 		}
 	}
-	sbom, err := SBOM(p, bins) // also checks each binary is for its platform
+	sbom, err := NewSBOM(p, bins, in.Licenses) // also checks each binary is for its platform
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +116,7 @@ func Build(in Input) (*Image, error) {
 	}
 	img.Index = mutate.Annotations(idx, annotations).(v1.ImageIndex)
 
-	if img.SBOMArtifact, err = sbomArtifact(img.Index, sbom, p); err != nil {
+	if img.SBOMArtifact, err = sbomArtifact(img.Index, sbom.SPDX, p); err != nil {
 		return nil, fmt.Errorf("image %s: SBOM artifact: %w", p.Binary, err)
 	}
 	return img, nil

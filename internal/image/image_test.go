@@ -305,6 +305,7 @@ func TestBuildErrors(t *testing.T) {
 		{"missing tree folder", func(in *image.Input) { in.Spec.TreeFiles = []string{"files", "charts"} }, "tree files charts"},
 		{"no date", func(in *image.Input) { in.Provenance.Created = time.Time{} }, "Created is unset"},
 		{"no series hash", func(in *image.Input) { in.Provenance.SeriesHash = "" }, "SeriesHash is empty"},
+		{"no licence finder", func(in *image.Input) { in.Licenses = nil }, "SBOM of hello: no licence finder"},
 		{"bad time zone database", func(in *image.Input) { in.ZoneInfo = []byte("not a zip") }, "reading the time zone database"},
 		{"time zone escaping", func(in *image.Input) { in.ZoneInfo, _ = zipOf(map[string]string{"../etc/passwd": "x"}) }, "is not a clean relative path"},
 	}

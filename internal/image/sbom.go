@@ -12,7 +12,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
-	"time"
+
+	"github.com/holdfast-dist/holdfast/internal/modlicense"
 )
 
 // Binary is one platform's build of an image's binary.
@@ -24,28 +25,65 @@ type Binary struct {
 
 func (b Binary) platform() string { return b.OS + "/" + b.Arch }
 
-// SBOM returns the SPDX 2.3 JSON document of the binaries (one per
-// platform) of an image: each binary, described by the document, contains
-// the Go modules and the standard library its embedded build information
-// lists. The document depends only on the binaries and p, so rebuilding
-// the same binaries gives the same bytes.
-func SBOM(p Provenance, bins []Binary) ([]byte, error) {
-	doc, err := sbomDocument(p, bins)
-	if err != nil {
-		return nil, err
-	}
-	out, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(out, '\n'), nil
+// Licenses says which licence each module declares: a
+// *modlicense.Finder over the module cache and GOROOT of the build that
+// linked the binaries, or a test's stand-in.
+type Licenses interface {
+	Module(path, version string) modlicense.Result
+	Stdlib(goVersion string) modlicense.Result
 }
 
-// binaryFacts is what the SBOM needs from one binary.
+// SBOM is an image's bill of materials, one inventory in two formats.
+type SBOM struct {
+	// SPDX is the SPDX 2.3 JSON document.
+	SPDX []byte
+	// CycloneDX is the CycloneDX 1.6 JSON BOM.
+	CycloneDX []byte
+	// LicenseGaps are the modules whose licence the documents leave as
+	// NOASSERTION (no CycloneDX licence), with why, in the documents'
+	// order, for the caller to print.
+	LicenseGaps []LicenseGap
+}
+
+// LicenseGap is a module whose licence was not found.
+type LicenseGap struct {
+	Module, Version, Why string
+}
+
+func (g LicenseGap) String() string { return g.Module + "@" + g.Version + ": " + g.Why }
+
+// NewSBOM returns the SBOM of the binaries (one per platform) of an image:
+// each binary, described by the documents, contains the Go modules and
+// the standard library its embedded build information lists, each with
+// the licence lic finds. The documents depend only on the binaries, p and
+// lic's answers, so rebuilding the same binaries gives the same bytes.
+func NewSBOM(p Provenance, bins []Binary, lic Licenses) (SBOM, error) {
+	inv, err := newInventory(p, bins, lic)
+	if err != nil {
+		return SBOM{}, err
+	}
+	spdx, err := json.MarshalIndent(inv.spdx(), "", "  ")
+	if err != nil {
+		return SBOM{}, err
+	}
+	cdx, err := inv.cycloneDX()
+	if err != nil {
+		return SBOM{}, fmt.Errorf("SBOM of %s: CycloneDX: %w", p.Binary, err)
+	}
+	return SBOM{SPDX: append(spdx, '\n'), CycloneDX: cdx, LicenseGaps: inv.gaps}, nil
+}
+
+// binaryFacts is what the SBOM says of one binary.
 type binaryFacts struct {
 	Binary
 	sha256 string
 	info   *debug.BuildInfo
+	// id is its SPDX identifier and CycloneDX bom-ref.
+	id string
+	// modules are the modules it contains, main the main module among
+	// them, whose licence is the binary's.
+	modules []*moduleFacts
+	main    *moduleFacts
 }
 
 func readBinary(b Binary) (*binaryFacts, error) {
@@ -78,88 +116,94 @@ func setting(info *debug.BuildInfo, key string) string {
 	return ""
 }
 
-func sbomDocument(p Provenance, bins []Binary) (*SPDXDocument, error) {
+// inventory is what both documents say: the binaries, sorted by
+// platform, and the modules they contain, each once, in the order the
+// binaries list them.
+type inventory struct {
+	p Provenance
+	// namespace is the SPDX document namespace, unique per set of
+	// binaries; the CycloneDX serial number is derived from it.
+	namespace string
+	bins      []*binaryFacts
+	modules   []*moduleFacts
+	gaps      []LicenseGap
+}
+
+// moduleFacts is one module (or the standard library) of the inventory.
+type moduleFacts struct {
+	// id is its SPDX identifier, and its CycloneDX bom-ref.
+	id, path, version, purl, comment string
+	license                          modlicense.Result
+	// main marks the main module: the upstream's, patched by holdfast.
+	main bool
+}
+
+func newInventory(p Provenance, bins []Binary, lic Licenses) (*inventory, error) {
 	if len(bins) == 0 {
 		return nil, fmt.Errorf("SBOM of %s: no binary", p.Binary)
 	}
-	var facts []*binaryFacts
+	if lic == nil {
+		return nil, fmt.Errorf("SBOM of %s: no licence finder", p.Binary)
+	}
+	inv := &inventory{p: p}
 	for _, b := range bins {
 		f, err := readBinary(b)
 		if err != nil {
 			return nil, err
 		}
-		facts = append(facts, f)
+		inv.bins = append(inv.bins, f)
 	}
-	sort.Slice(facts, func(i, j int) bool { return facts[i].platform() < facts[j].platform() })
+	sort.Slice(inv.bins, func(i, j int) bool { return inv.bins[i].platform() < inv.bins[j].platform() })
 
-	ids := newIDs()
-	doc := &SPDXDocument{
-		SPDXVersion: SPDXVersion,
-		DataLicense: SPDXDataLicense,
-		SPDXID:      SPDXDocumentID,
-		Name:        p.Binary + " " + p.Version,
-		CreationInfo: SPDXCreationInfo{
-			Created:  p.Created.UTC().Format(time.RFC3339),
-			Creators: []string{"Tool: holdfast-" + p.Revision, "Organization: holdfast"},
-		},
-	}
 	// The namespace must be unique per document; deriving it from the
 	// binaries' digests keeps it so without making it depend on the clock.
 	ns := sha256.New()
-	for _, f := range facts {
+	for _, f := range inv.bins {
 		fmt.Fprintf(ns, "%s %s\n", f.platform(), f.sha256)
 	}
-	doc.DocumentNamespace = fmt.Sprintf("%s/spdx/%s/%s/%x", strings.TrimSuffix(p.Source, "/"), p.Binary, p.Version, ns.Sum(nil))
+	inv.namespace = fmt.Sprintf("%s/spdx/%s/%s/%x", strings.TrimSuffix(p.Source, "/"), p.Binary, p.Version, ns.Sum(nil))
 
-	modules := map[string]string{} // module key -> SPDXID, shared by the binaries
-	var modulePkgs []SPDXPackage
-	var contains []SPDXRelationship
-	for _, f := range facts {
-		id := ids.make("Binary-" + p.Binary + "-" + f.OS + "-" + f.Arch)
-		doc.Packages = append(doc.Packages, SPDXPackage{
-			Name:                  p.Binary,
-			SPDXID:                id,
-			VersionInfo:           p.Version,
-			DownloadLocation:      noAssertion,
-			Checksums:             []SPDXChecksum{{Algorithm: "SHA256", ChecksumValue: f.sha256}},
-			LicenseConcluded:      noAssertion,
-			LicenseDeclared:       noAssertion,
-			CopyrightText:         noAssertion,
-			PrimaryPackagePurpose: "APPLICATION",
-			Comment:               fmt.Sprintf("%s binary built by holdfast from %s %s with its patch series (%s); %s", f.platform(), p.UpstreamModule, p.UpstreamVersion, p.SeriesHash, buildSettings(f.info)),
-		})
-		doc.Relationships = append(doc.Relationships, SPDXRelationship{SPDXDocumentID, "DESCRIBES", id})
-		for _, m := range modulesOf(f.info, p) {
-			key := m.Name + "@" + m.VersionInfo
-			mid, ok := modules[key]
-			if !ok {
-				mid = ids.make("Module-" + key)
-				modules[key] = mid
-				m.SPDXID = mid
-				modulePkgs = append(modulePkgs, m)
+	ids := newIDs()
+	modules := map[string]*moduleFacts{} // path@version -> module, shared by the binaries
+	for _, f := range inv.bins {
+		f.id = ids.make("Binary-" + p.Binary + "-" + f.OS + "-" + f.Arch)
+		for _, m := range modulesOf(f.info, p, lic) {
+			key := m.path + "@" + m.version
+			if seen, ok := modules[key]; ok {
+				m = seen
+			} else {
+				m.id = ids.make("Module-" + key)
+				modules[key] = m
+				inv.modules = append(inv.modules, m)
+				if m.license.ID == "" {
+					inv.gaps = append(inv.gaps, LicenseGap{m.path, m.version, m.license.Note})
+				}
 			}
-			// CONTAINS rather than DEPENDS_ON: a static Go binary holds
-			// the modules' code, there is nothing to resolve at run time.
-			contains = append(contains, SPDXRelationship{id, "CONTAINS", mid})
+			if m.main {
+				f.main = m
+			}
+			f.modules = append(f.modules, m)
 		}
 	}
-	doc.Packages = append(doc.Packages, modulePkgs...)
-	doc.Relationships = append(doc.Relationships, contains...)
-	return doc, nil
+	return inv, nil
 }
 
 // modulesOf lists a binary's main module, the standard library and its
 // dependencies (their replacements where go.mod replaces them: that is the
 // code linked in), in that order, dependencies sorted by path.
-func modulesOf(info *debug.BuildInfo, p Provenance) []SPDXPackage {
+func modulesOf(info *debug.BuildInfo, p Provenance, lic Licenses) []*moduleFacts {
 	goVersion, _, _ := strings.Cut(info.GoVersion, " ")
-	pkgs := []SPDXPackage{
-		modulePackage(info.Main.Path, p.UpstreamVersion,
+	// The main module's folder is read from the module cache at the
+	// pinned version: the pristine upstream module, whose licence holdfast's
+	// patches leave as it is.
+	mods := []*moduleFacts{
+		newModule(info.Main.Path, p.UpstreamVersion, lic.Module(info.Main.Path, p.UpstreamVersion),
 			fmt.Sprintf("the main module: upstream %s with holdfast's patch series %s (%s)", p.UpstreamVersion, p.SeriesHash, p.Version)),
 		// Scanners match Go vulnerabilities against "stdlib" at the
 		// toolchain's version without the "go" prefix.
-		modulePackage("stdlib", strings.TrimPrefix(goVersion, "go"), "the Go standard library and runtime, "+goVersion),
+		newModule("stdlib", strings.TrimPrefix(goVersion, "go"), lic.Stdlib(goVersion), "the Go standard library and runtime, "+goVersion),
 	}
+	mods[0].main = true
 	deps := append([]*debug.Module(nil), info.Deps...)
 	sort.Slice(deps, func(i, j int) bool { return deps[i].Path < deps[j].Path })
 	for _, d := range deps {
@@ -174,33 +218,34 @@ func modulesOf(info *debug.BuildInfo, p Provenance) []SPDXPackage {
 			}
 			d = d.Replace
 		}
-		pkgs = append(pkgs, modulePackage(d.Path, d.Version, comment))
+		mods = append(mods, newModule(d.Path, d.Version, lic.Module(d.Path, d.Version), comment))
 	}
-	return pkgs
+	return mods
 }
 
-func modulePackage(path, version, comment string) SPDXPackage {
-	pkg := SPDXPackage{
-		Name:             path,
-		VersionInfo:      version,
-		DownloadLocation: noAssertion,
-		LicenseConcluded: noAssertion,
-		LicenseDeclared:  noAssertion,
-		CopyrightText:    noAssertion,
-		Comment:          comment,
-	}
-	if version == "" {
+func newModule(path, version string, license modlicense.Result, comment string) *moduleFacts {
+	m := &moduleFacts{path: path, version: version, license: license, comment: comment}
+	if version != "" {
 		// A replacement by a local folder has no version to look up.
-		pkg.VersionInfo = noAssertion
-		return pkg
+		m.purl = "pkg:golang/" + purlEscapePath(path) + "@" + purlEscape(version)
 	}
-	pkg.PrimaryPackagePurpose = "LIBRARY"
-	pkg.ExternalRefs = []SPDXExternalRef{{
-		ReferenceCategory: "PACKAGE-MANAGER",
-		ReferenceType:     "purl",
-		ReferenceLocator:  "pkg:golang/" + purlEscapePath(path) + "@" + purlEscape(version),
-	}}
-	return pkg
+	return m
+}
+
+// licenseComment is the comment of a package, with what qualifies its
+// licence or why it has none.
+func licenseComment(comment string, license modlicense.Result) string {
+	note := license.Note
+	if license.ID == "" {
+		note = "licenseDeclared NOASSERTION: " + note
+	}
+	switch {
+	case note == "":
+		return comment
+	case comment == "":
+		return note
+	}
+	return comment + "; " + note
 }
 
 // buildSettings are the go command's settings the binary records

@@ -131,7 +131,7 @@ func assertSBOMArtifact(t *testing.T, art v1.Image, img *image.Image) {
 	}
 	defer rc.Close()
 	data, _ := io.ReadAll(rc)
-	if string(data) != string(img.SBOM) {
+	if string(data) != string(img.SBOM.SPDX) {
 		t.Error("the SBOM artifact's layer is not the SBOM")
 	}
 }

@@ -10,6 +10,7 @@
 //	<upstream>-<version>/<binary>/                   OCI layout: index + SBOM artifact
 //	<upstream>-<version>/<binary>-<os>-<arch>.tar    docker load
 //	<upstream>-<version>/<binary>.spdx.json          SPDX 2.3 SBOM
+//	<upstream>-<version>/<binary>.cdx.json           CycloneDX 1.6 SBOM (same content)
 //
 // and the cross-compiled binaries in
 // _output/bin/<upstream>-<version>-platforms/<os>/<arch>/ (internal/build).

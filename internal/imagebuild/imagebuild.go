@@ -1,8 +1,8 @@
 package imagebuild
 
 import (
-	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/image"
+	"github.com/holdfast-dist/holdfast/internal/modlicense"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/provenance"
@@ -62,7 +63,8 @@ type Built struct {
 	Digest   v1.Hash
 	Layout   string
 	Tarballs []string
-	SBOM     string
+	// SBOM and CycloneDX are the SPDX and CycloneDX documents.
+	SBOM, CycloneDX string
 }
 
 // Dir is the folder of a pin's images.
@@ -84,6 +86,12 @@ func TarballPath(out string, up *pins.Upstream, version, binary string, p build.
 // SBOMPath is the SPDX SBOM of one binary's image.
 func SBOMPath(out string, up *pins.Upstream, version, binary string) string {
 	return filepath.Join(Dir(out, up, version), binary+".spdx.json")
+}
+
+// CycloneDXPath is the CycloneDX SBOM of one binary's image, named as the
+// CycloneDX specification recommends (*.cdx.json).
+func CycloneDXPath(out string, up *pins.Upstream, version, binary string) string {
+	return filepath.Join(Dir(out, up, version), binary+".cdx.json")
 }
 
 // Reference is an image's name: <registry>/<binary>:<holdfast version>.
@@ -167,7 +175,17 @@ func Build(ctx context.Context, o Options, up *pins.Upstream, pin pins.Pin) ([]B
 	if err != nil {
 		return nil, err
 	}
-	zoneinfo, err := goZoneinfo(ctx, tree.Dir, o.Env)
+	goroot, modCache, err := goEnv(ctx, tree.Dir, o.Env)
+	if err != nil {
+		return nil, err
+	}
+	zoneinfo, err := goZoneinfo(goroot)
+	if err != nil {
+		return nil, err
+	}
+	// One finder for every image of the pin: their binaries share most
+	// modules, each looked up once.
+	licenses, err := modlicense.New(modCache, goroot, modlicense.CycloneDX())
 	if err != nil {
 		return nil, err
 	}
@@ -190,9 +208,16 @@ func Build(ctx context.Context, o Options, up *pins.Upstream, pin pins.Pin) ([]B
 			Tree:     tree.Dir,
 			CABundle: caBundle,
 			ZoneInfo: zoneinfo,
+			Licenses: licenses,
 		})
 		if err != nil {
 			return nil, err
+		}
+		if gaps := img.SBOM.LicenseGaps; len(gaps) > 0 {
+			o.logf("  %s: %d modules without a licence in the SBOM (NOASSERTION):", binary, len(gaps))
+			for _, g := range gaps {
+				o.logf("    %s", g)
+			}
 		}
 		b, err := write(img, o.Out, up, pin.Version, binary, ref)
 		if err != nil {
@@ -211,13 +236,17 @@ func write(img *image.Image, out string, up *pins.Upstream, version, binary stri
 	}
 	b := Built{
 		Binary: binary, Ref: ref, Digest: digest,
-		Layout: LayoutDir(out, up, version, binary),
-		SBOM:   SBOMPath(out, up, version, binary),
+		Layout:    LayoutDir(out, up, version, binary),
+		SBOM:      SBOMPath(out, up, version, binary),
+		CycloneDX: CycloneDXPath(out, up, version, binary),
 	}
 	if err := img.WriteLayout(b.Layout, ref); err != nil {
 		return Built{}, err
 	}
-	if err := image.WriteFile(b.SBOM, img.SBOM); err != nil {
+	if err := image.WriteFile(b.SBOM, img.SBOM.SPDX); err != nil {
+		return Built{}, err
+	}
+	if err := image.WriteFile(b.CycloneDX, img.SBOM.CycloneDX); err != nil {
 		return Built{}, err
 	}
 	for _, p := range img.Platforms {
@@ -230,17 +259,26 @@ func write(img *image.Image, out string, up *pins.Upstream, version, binary stri
 	return b, nil
 }
 
-// goZoneinfo reads the time zone database of the Go toolchain that builds
-// the tree (the go command may switch toolchains for a tree's go.mod).
-func goZoneinfo(ctx context.Context, tree string, env []string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "go", "env", "GOROOT")
+// goEnv returns the GOROOT and GOMODCACHE of the go command that builds
+// the tree (it may switch toolchains for a tree's go.mod, and GOROOT is
+// then that toolchain's).
+func goEnv(ctx context.Context, tree string, env []string) (goroot, modCache string, err error) {
+	cmd := exec.CommandContext(ctx, "go", "env", "-json", "GOROOT", "GOMODCACHE")
 	cmd.Dir, cmd.Env = tree, env
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("finding the Go toolchain of %s: go env GOROOT: %w", tree, err)
+		return "", "", fmt.Errorf("finding the Go toolchain of %s: go env GOROOT GOMODCACHE: %w", tree, err)
 	}
-	path := filepath.Join(string(bytes.TrimSpace(out)), "lib", "time", "zoneinfo.zip")
-	data, err := os.ReadFile(path)
+	var vars struct{ GOROOT, GOMODCACHE string }
+	if err := json.Unmarshal(out, &vars); err != nil {
+		return "", "", fmt.Errorf("finding the Go toolchain of %s: go env -json: %w", tree, err)
+	}
+	return vars.GOROOT, vars.GOMODCACHE, nil
+}
+
+// goZoneinfo reads the time zone database of the Go toolchain at goroot.
+func goZoneinfo(goroot string) ([]byte, error) {
+	data, err := os.ReadFile(filepath.Join(goroot, "lib", "time", "zoneinfo.zip"))
 	if err != nil {
 		return nil, fmt.Errorf("the Go toolchain's time zone database: %w", err)
 	}

@@ -86,5 +86,8 @@ func verifyOne(out string, up *pins.Upstream, version, binary, revision string, 
 	if _, err := os.Stat(SBOMPath(out, up, version, binary)); err != nil {
 		return fmt.Errorf("has no SBOM: %w", err)
 	}
+	if _, err := os.Stat(CycloneDXPath(out, up, version, binary)); err != nil {
+		return fmt.Errorf("has no CycloneDX SBOM: %w", err)
+	}
 	return nil
 }

@@ -77,6 +77,16 @@ func TestVerify(t *testing.T) {
 			wantErr: "image karmada-search of karmada v1.18.2: has no SBOM",
 		},
 		{
+			name: "one binary's CycloneDX SBOM is missing",
+			setup: func(t *testing.T, out string) {
+				fakeImages(t, out, up, version, head, "clean", build.DefaultPlatforms)
+				if err := os.Remove(imagebuild.CycloneDXPath(out, up, version, "karmada-controller-manager")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantErr: "image karmada-controller-manager of karmada v1.18.2: has no CycloneDX SBOM",
+		},
+		{
 			name: "one platform's tarball is missing",
 			setup: func(t *testing.T, out string) {
 				fakeImages(t, out, up, version, head, "clean", build.DefaultPlatforms)

@@ -241,7 +241,7 @@ func collect(o Options, stage string) ([]Artifact, error) {
 	if err := copyDir(o.Inputs.Images, filepath.Join(stage, "images")); err != nil {
 		return nil, fmt.Errorf("images: %w (run `make images`)", err)
 	}
-	arts = append(arts, Artifact{"images", "images/", "OCI image layouts, docker-loadable tarballs and SPDX SBOMs"})
+	arts = append(arts, Artifact{"images", "images/", "OCI image layouts, docker-loadable tarballs, SPDX and CycloneDX SBOMs"})
 	charts, err := filepath.Glob(filepath.Join(o.Inputs.Charts, "*.tgz"))
 	if err != nil {
 		return nil, err

@@ -109,7 +109,7 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 			if _, err := run("verify", "--key", PublicKeyFile, "--insecure-ignore-tlog", at); err != nil {
 				t.Errorf("image %s: %v", at, err)
 			}
-			for _, typ := range []string{"slsaprovenance1", "spdxjson"} {
+			for _, typ := range []string{"slsaprovenance1", "spdxjson", "cyclonedx"} {
 				if _, err := run("verify-attestation", "--key", PublicKeyFile, "--insecure-ignore-tlog", "--type", typ, at); err != nil {
 					t.Errorf("%s attestation of %s: %v", typ, at, err)
 				}

@@ -221,7 +221,7 @@ func TestAssembleWritesAVerifiableRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"RELEASE-NOTES.md", "CHECKSUMS", "charts/worker-operator-1.6.4-holdfast.1.tgz",
-		"images/workeroperator-v1.6.4/worker-operator/index.json", "images/workeroperator-v1.6.4/worker-operator.spdx.json", "reports/e2e.md", "bin/karmada-v1.18.2/karmada-controller-manager"} {
+		"images/workeroperator-v1.6.4/worker-operator/index.json", "images/workeroperator-v1.6.4/worker-operator.spdx.json", "images/workeroperator-v1.6.4/worker-operator.cdx.json", "reports/e2e.md", "bin/karmada-v1.18.2/karmada-controller-manager"} {
 		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
 			t.Errorf("release lacks %s: %v", want, err)
 		}

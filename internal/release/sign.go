@@ -85,11 +85,12 @@ func sign(ctx context.Context, o Options, stage string, images []imagebuild.Dige
 				Attestations: []signing.Attestation{
 					{Type: "slsaprovenance1", Predicate: predPath},
 					{Type: "spdxjson", Predicate: imagebuild.SBOMPath(filepath.Join(stage, "images"), sh.Upstream, sh.Pin.Version, d.Binary)},
+					{Type: "cyclonedx", Predicate: imagebuild.CycloneDXPath(filepath.Join(stage, "images"), sh.Upstream, sh.Pin.Version, d.Binary)},
 				},
 			})
 		}
 	}
-	logf(o.Log, "signing %d images (index and platform manifests; SLSA provenance and SPDX SBOM attestations)", len(toSign))
+	logf(o.Log, "signing %d images (index and platform manifests; SLSA provenance, SPDX and CycloneDX SBOM attestations)", len(toSign))
 	if _, err := s.Signer.SignImages(ctx, toSign); err != nil {
 		return "", err
 	}
@@ -211,6 +212,7 @@ func verifyingSection(s *Signing, images []imagebuild.Digests, shipped []Shipped
 		fmt.Fprintf(&b, "cosign verify %s %s@%s\n", keyFlags, repo, d.Index)
 		fmt.Fprintf(&b, "cosign verify-attestation %s --type slsaprovenance1 %s@%s\n", keyFlags, repo, d.Index)
 		fmt.Fprintf(&b, "cosign verify-attestation %s --type spdxjson %s@%s\n", keyFlags, repo, d.Index)
+		fmt.Fprintf(&b, "cosign verify-attestation %s --type cyclonedx %s@%s\n", keyFlags, repo, d.Index)
 	}
 	b.WriteString("```\n")
 	return b.String()

@@ -23,7 +23,7 @@ import (
 // WriteImages writes, for every binary of pin, an OCI layout whose index
 // (random content, one manifest per platform) carries the provenance
 // annotations imagebuild.Verify and ReadDigests read, plus the per-platform
-// tarballs and the SBOM. It returns each binary's index digest.
+// tarballs and the SBOMs. It returns each binary's index digest.
 func WriteImages(out string, up *pins.Upstream, pin pins.Pin, revision string, platforms []build.Platform) (map[string]v1.Hash, error) {
 	return WriteImagesOfTree(out, up, pin, revision, "clean", platforms)
 }
@@ -73,8 +73,10 @@ func WriteImagesOfTree(out string, up *pins.Upstream, pin pins.Pin, revision, tr
 		if digests[binary], err = idx.Digest(); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(imagebuild.SBOMPath(out, up, pin.Version, binary), []byte("{}"), 0o644); err != nil {
-			return nil, err
+		for _, sbom := range []string{imagebuild.SBOMPath(out, up, pin.Version, binary), imagebuild.CycloneDXPath(out, up, pin.Version, binary)} {
+			if err := os.WriteFile(sbom, []byte("{}"), 0o644); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return digests, nil
