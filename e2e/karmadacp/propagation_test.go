@@ -99,6 +99,10 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 	s.timing("first-propagation", time.Since(created))
 	s.notef("before the rotation: Deployment %s/web landed on %s (Work %s Applied)", workloadNamespace, memberName, work)
 
+	memberWeb, err := e.member.Kubernetes().AppsV1().Deployments(workloadNamespace).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		s.fatalf("reading Deployment %s/web on %s: %v", workloadNamespace, memberName, err)
+	}
 	cm := e.cp.Process(karmadacp.ControllerManager)
 	metricsURL := e.cp.MetricsURL(karmadacp.ControllerManager)
 	var before karmada.MemberCredential
@@ -148,6 +152,14 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 	}
 	if _, err := e.waitLanded(ctx, "web", 2, timeout); err != nil {
 		fail("update lands", err, firstLine(cm.Log(), mark, UpdateConflict, WorkSyncFailed, MemberWatchUnauthorized, Unauthorized))
+		// An update of the template reaches the member as two Work
+		// updates (its annotations first, the replicas once the scheduler
+		// placed the new count); a generation that moved shows one of them
+		// landed after the restart, changing the member object under the
+		// informer that was by then refused.
+		if d, err := e.member.Kubernetes().AppsV1().Deployments(workloadNamespace).Get(ctx, "web", metav1.GetOptions{}); err == nil && d.Generation > memberWeb.Generation {
+			s.notef("update lands: on the member, web went from generation %d to %d with %d replica(s): an update landed after the restart, and the execution controller, whose member informer copy never saw it, has had every later one refused (%d updates refused with 409 Conflict since the restart)", memberWeb.Generation, d.Generation, ptr.Deref(d.Spec.Replicas, 1), len(karmada.Lines(cm.Log(), mark, UpdateConflict)))
+		}
 	} else {
 		s.timing("restart-to-update", time.Since(restarted))
 		want["web"] = 2
