@@ -41,6 +41,7 @@ fmt-check: ## Fail if any Go file is not gofmt-clean.
 vet: ## Run go vet on every package, e2e-tagged test files included.
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags e2e $(E2E_PKGS) ./internal/charts/
+	$(GO) vet -tags karmadacp $(E2E_KARMADA_CP_PKGS)
 
 .PHONY: lint-workflows
 lint-workflows: ## actionlint (rhysd/actionlint, built once into .cache/tools) on .github/workflows/.
@@ -123,6 +124,19 @@ e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (
 .PHONY: vulns
 vulns: ## govulncheck on the default pins' patched binaries (after make binaries), offline against the pinned vulndb snapshot: _output/reports/vulnerabilities/ (SUMMARY.md, per-binary JSON).
 	$(HOLDFAST) vulns --out $(OUTPUT_DIR)/reports
+
+# --- Karmada on a real control plane (opt-in; e2e/karmadacp) ----------------
+
+# The suite and the harness whose karmadacp-tagged test starts one control
+# plane. The tag, not e2e, keeps both out of `make e2e` and `make test`.
+E2E_KARMADA_CP_PKGS := ./e2e/karmadacp/ ./internal/karmadacp/
+
+.PHONY: e2e-karmada-cp
+e2e-karmada-cp: ## Opt-in, not in e2e or test: Karmada on a real control plane (aggregated API server, webhook, scheduler, default controller-manager), propagation through rotation, pristine RED and patched GREEN; report in _output/reports/e2e.md|json.
+	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager
+	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager --pristine
+	rc=0; $(GO) test -tags karmadacp -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') ./e2e/karmadacp/ || rc=$$?; \
+	$(GO) run ./e2e/cmd/e2e-report; exit $$rc
 
 # --- images (internal/image, images/) ---------------------------------------
 

@@ -335,6 +335,11 @@ func (c *Cluster) Name() string { return c.name }
 // Endpoint is "https://127.0.0.1:<port>"; it stays the same across Restart.
 func (c *Cluster) Endpoint() string { return c.endpoint }
 
+// EtcdEndpoint is etcd's client URL, "http://127.0.0.1:<port>": another
+// API server may store its own resources there beside kube-apiserver's, as
+// karmada-aggregated-apiserver does in Karmada's etcd.
+func (c *Cluster) EtcdEndpoint() string { return c.ports.etcdURL() }
+
 // CAFile is the PEM file of the CA that signed the serving certificate
 // (IP SAN 127.0.0.1, DNS SAN localhost).
 func (c *Cluster) CAFile() string { return c.layout.cert(caCertFile) }

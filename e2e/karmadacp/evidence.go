@@ -1,0 +1,24 @@
+package karmadacp
+
+import "regexp"
+
+// Log patterns the report quotes as evidence.
+var (
+	// MemberWatchUnauthorized is the member Deployment informer of
+	// Karmada's generic (dynamic) informer manager refused with 401: the
+	// informer the execution and work-status controllers read member
+	// Deployments through. client-go names a dynamic informer's type by
+	// its resource: type="apps/v1, Resource=deployments".
+	MemberWatchUnauthorized = regexp.MustCompile(`"Failed to watch" err="[^"]*Unauthorized[^"]*".*type="apps/v1, Resource=deployments"`)
+	// UpdateConflict is the execution controller's update of a member
+	// Deployment refused because the copy it started from (its member
+	// informer's) is older than the member's.
+	UpdateConflict = regexp.MustCompile(`Failed to update resource\(kind=Deployment, [^)]*\) in cluster .*the object has been modified`)
+	// WorkSyncFailed is the execution controller failing to apply a Work.
+	WorkSyncFailed = regexp.MustCompile(`Failed to sync work\(`)
+	// Unauthorized is any 401 a component logs.
+	Unauthorized = regexp.MustCompile(`Unauthorized`)
+	// MemberTokenPickedUp is the patched binary picking up a rotated token
+	// from the Secret (pkg/membercred).
+	MemberTokenPickedUp = regexp.MustCompile(`Picked up a rotated member cluster token`)
+)

@@ -1,0 +1,404 @@
+//go:build karmadacp
+
+package karmadacp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+
+	"github.com/holdfast-dist/holdfast/e2e/karmada"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/karmadacp"
+)
+
+const (
+	// memberName is the member's Cluster name on Karmada.
+	memberName = "member1"
+	// workloadNamespace exists on Karmada and on every member from the
+	// start (kube-apiserver creates it), so placing a workload needs no
+	// namespace propagation first.
+	workloadNamespace = "default"
+	policyName        = "propagation"
+	// readyTimeout bounds a joined member becoming Ready: one status
+	// period once the controller-manager sees the Cluster, plus margin
+	// for a busy runner.
+	readyTimeout = 2 * time.Minute
+	// landTimeout bounds a workload reaching the member: detector,
+	// scheduler, binding and execution controllers each take well under a
+	// second when they work; the rest is margin for a busy runner. A
+	// pristine build that fails a step waits this long for it.
+	landTimeout = 2 * time.Minute
+	// statusTimeout bounds the patched build's status aggregation
+	// (member informer event, Work status, binding status, template
+	// status: about a second when it works).
+	statusTimeout = 2 * time.Minute
+	// reflectorRetryBound bounds waiting for a member informer's next
+	// attempt after the status was written: client-go's reflector waits
+	// at most [30s, 60s) between attempts; the rest is margin. A pristine
+	// build whose informer has not tried again by then leaves the window
+	// inconclusive, which fails the scenario rather than calling it RED.
+	reflectorRetryBound = 90 * time.Second
+	// pristineLandWindow is how long the pristine build gets for a step
+	// the patched one takes under a second for: the execution controller
+	// retries a failed Work with controller-runtime's per-item exponential
+	// backoff (5 ms doubling), so a minute holds a dozen retries, each
+	// refused the same way.
+	pristineLandWindow = time.Minute
+	// blindSettle is how long the pristine build is still watched after a
+	// member informer was refused (401) with the status in place: ten
+	// times what the aggregation takes when it works.
+	blindSettle = 10 * time.Second
+	poll        = 200 * time.Millisecond
+	// policyPermanentIDLabel is the label karmada-webhook's
+	// PropagationPolicy mutation sets.
+	policyPermanentIDLabel = "propagationpolicy.karmada.io/permanent-id"
+)
+
+// testPropagation is issue 14's scenario 1, propagation through rotation.
+func testPropagation(t *testing.T, b karmadacp.Build) {
+	expected := e2ereport.Pass
+	if b == karmadacp.Pristine {
+		expected = e2ereport.RedAsExpected
+	}
+	e := newEnv(t, b)
+	s := begin(t, "propagation", string(b), expected, standIns...)
+	ctx := t.Context()
+	s.timing("control-plane-start", e.started)
+
+	m, err := e.cp.JoinPush(ctx, memberName, e.member)
+	if err != nil {
+		s.fatalf("%v", err)
+	}
+	joined := time.Now()
+	if err := m.WaitReady(ctx, readyTimeout); err != nil {
+		s.fatalf("%v", err)
+	}
+	s.timing("join-to-ready", time.Since(joined))
+
+	karmadaKube := e.cp.API.Kubernetes()
+	pp, err := e.cp.API.Dynamic().Resource(PropagationPolicyGVR).Namespace(workloadNamespace).Create(ctx, PropagationPolicy(workloadNamespace, policyName, memberName), metav1.CreateOptions{})
+	if err != nil {
+		s.fatalf("creating PropagationPolicy %s/%s: %v", workloadNamespace, policyName, err)
+	}
+	// karmada-webhook's mutating webhook gives every policy its permanent
+	// ID: the label shows the webhooks are in the path, not bypassed.
+	if pp.GetLabels()[policyPermanentIDLabel] == "" {
+		s.fatalf("PropagationPolicy %s/%s has no %s label: karmada-webhook did not mutate it", workloadNamespace, policyName, policyPermanentIDLabel)
+	}
+	created := time.Now()
+	if _, err := karmadaKube.AppsV1().Deployments(workloadNamespace).Create(ctx, Deployment(workloadNamespace, "web", policyName, 1), metav1.CreateOptions{}); err != nil {
+		s.fatalf("creating Deployment %s/web on Karmada: %v", workloadNamespace, err)
+	}
+	work, err := e.waitLanded(ctx, "web", 1, landTimeout)
+	if err != nil {
+		s.fatalf("before any rotation: %v", err)
+	}
+	s.timing("first-propagation", time.Since(created))
+	s.notef("before the rotation: Deployment %s/web landed on %s (Work %s Applied)", workloadNamespace, memberName, work)
+
+	memberWeb, err := e.member.Kubernetes().AppsV1().Deployments(workloadNamespace).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		s.fatalf("reading Deployment %s/web on %s: %v", workloadNamespace, memberName, err)
+	}
+	cm := e.cp.Process(karmadacp.ControllerManager)
+	metricsURL := e.cp.MetricsURL(karmadacp.ControllerManager)
+	var before karmada.MemberCredential
+	if mt, err := karmada.ScrapeMetrics(ctx, metricsURL); err == nil {
+		before = mt.MemberCredential(memberName)
+	}
+	rotateMark := len(cm.Log())
+	rot, err := m.Rotate(ctx)
+	if err != nil {
+		s.fatalf("%v", err)
+	}
+	s.notef("rotated: Secret %s/%s holds a token of ServiceAccount %s; %s (the old token's) was deleted and recreated, the member rejects the old token", karmadacp.ClusterNamespace, memberName, rot.To, rot.From)
+	// From before the kill: what the controller-manager logs from here on,
+	// it logs about the restarted member.
+	mark := len(cm.Log())
+	killed := time.Now()
+	if err := e.member.Restart(ctx); err != nil {
+		s.fatalf("restarting %s: %v", memberName, err)
+	}
+	restarted := time.Now()
+	s.timing("member-restart", restarted.Sub(killed))
+
+	// After the restart: a new workload and an update of the first.
+	if _, err := karmadaKube.AppsV1().Deployments(workloadNamespace).Create(ctx, Deployment(workloadNamespace, "web-2", policyName, 1), metav1.CreateOptions{}); err != nil {
+		s.fatalf("creating Deployment %s/web-2 on Karmada: %v", workloadNamespace, err)
+	}
+	if err := e.scale(ctx, "web", 2); err != nil {
+		s.fatalf("updating Deployment %s/web on Karmada: %v", workloadNamespace, err)
+	}
+	// Every step runs whatever the previous one showed, so the report
+	// says each place a pristine build breaks, not only the first.
+	var broke []string
+	fail := func(step string, err error, evidence string) {
+		broke = append(broke, step)
+		s.notef("%s: %v", step, err)
+		s.notef("evidence (%s): %s", step, evidence)
+	}
+	timeout := landTimeout
+	if b == karmadacp.Pristine {
+		timeout = pristineLandWindow
+	}
+	want := map[string]int32{}
+	if _, err := e.waitLanded(ctx, "web-2", 1, timeout); err != nil {
+		fail("second Deployment lands", err, firstLine(cm.Log(), mark, WorkSyncFailed, MemberWatchUnauthorized, Unauthorized))
+	} else {
+		s.timing("restart-to-second-deployment", time.Since(restarted))
+		want["web-2"] = 1
+	}
+	if _, err := e.waitLanded(ctx, "web", 2, timeout); err != nil {
+		fail("update lands", err, firstLine(cm.Log(), mark, UpdateConflict, WorkSyncFailed, MemberWatchUnauthorized, Unauthorized))
+		// An update of the template reaches the member as two Work
+		// updates (its annotations first, the replicas once the scheduler
+		// placed the new count); a generation that moved shows one of them
+		// landed after the restart, changing the member object under the
+		// informer that was by then refused.
+		if d, err := e.member.Kubernetes().AppsV1().Deployments(workloadNamespace).Get(ctx, "web", metav1.GetOptions{}); err == nil && d.Generation > memberWeb.Generation {
+			s.notef("update lands: on the member, web went from generation %d to %d with %d replica(s): an update landed after the restart, and the execution controller, whose member informer copy never saw it, has had every later one refused (%d updates refused with 409 Conflict since the restart)", memberWeb.Generation, d.Generation, ptr.Deref(d.Spec.Replicas, 1), len(karmada.Lines(cm.Log(), mark, UpdateConflict)))
+		}
+	} else {
+		s.timing("restart-to-update", time.Since(restarted))
+		want["web"] = 2
+	}
+
+	// The stand-in for the member's deployment controller and kubelets:
+	// the status of both Deployments on the member, checked on Karmada for
+	// those that landed as they should (one that did not would not show
+	// the latest generation whatever its status).
+	for _, name := range []string{"web", "web-2"} {
+		if err := e.writeMemberStatus(ctx, name); err != nil {
+			s.fatalf("writing the status of Deployment %s/%s on %s: %v", workloadNamespace, name, memberName, err)
+		}
+	}
+	written := time.Now()
+	writtenMark := len(cm.Log())
+	switch {
+	case len(want) == 0:
+		s.notef("status aggregated: not checked, no Deployment landed after the restart")
+	case b == karmadacp.Patched:
+		if err := e.waitAggregated(ctx, want, statusTimeout, nil); err != nil {
+			fail("status aggregated", err, firstLine(cm.Log(), mark, MemberWatchUnauthorized, Unauthorized))
+		} else {
+			s.timing("status-write-to-aggregated", time.Since(written))
+			s.timing("restart-to-aggregated", time.Since(restarted))
+		}
+	default:
+		err := e.waitAggregated(ctx, want, reflectorRetryBound+blindSettle, blindWindow(cm.Log, writtenMark))
+		switch {
+		case err == nil:
+			s.timing("status-write-to-aggregated", time.Since(written))
+		case errBlind(err):
+			fail("status aggregated", err, firstLine(cm.Log(), writtenMark, MemberWatchUnauthorized))
+		default:
+			s.fatalf("%v", err)
+		}
+	}
+
+	if cm.Exited() {
+		s.errorf("%s exited (code %d); a member credential must never stop it", cm.Name(), cm.ExitCode())
+	}
+	s.notef("member Deployment informer 401s logged since the restart: %d", len(karmada.Lines(cm.Log(), mark, MemberWatchUnauthorized)))
+	if b == karmadacp.Patched {
+		if lines := karmada.Lines(cm.Log(), rotateMark, MemberTokenPickedUp); len(lines) > 0 {
+			s.notef("evidence: %s", lines[0])
+		}
+		if mt, err := karmada.ScrapeMetrics(ctx, metricsURL); err == nil {
+			d := mt.MemberCredential(memberName).Sub(before)
+			s.notef("membercred counters over the rotation and restart: %s", d)
+			// Which of membercred's two paths carried the rotation (see
+			// docs/e2e.md, issue 16).
+			if d.Unauthorized == 0 && d.Refreshes > 0 {
+				s.notef("path: the shared token source re-read the Secret at a client build that found the new token, before the old one was revoked; the restarted watches relisted with the new token, no 401 to replay")
+			} else if d.Recovered > 0 {
+				s.notef("path: member 401s replayed with the token re-read from the Secret (%v recovered)", d.Recovered)
+			}
+		}
+	}
+	switch {
+	case len(broke) == 0 && b == karmadacp.Pristine:
+		s.outcome(e2ereport.Pass, "the pristine build propagated and aggregated status after the rotation: the scenario no longer reproduces the bug")
+	case len(broke) == 0:
+		s.outcome(e2ereport.Pass, "GREEN: after rotation, revocation and restart, web-2 and web's update landed and both Deployments' member status was aggregated on Karmada")
+	case b == karmadacp.Pristine:
+		s.outcome(e2ereport.RedAsExpected, "RED at %s", strings.Join(broke, "; "))
+	default:
+		s.outcome(e2ereport.Fail, "broke at %s", strings.Join(broke, "; "))
+	}
+}
+
+// waitLanded waits until Deployment name is on the member with replicas
+// replicas, and the Work that carries it is Applied; it returns the Work's
+// name.
+func (e *env) waitLanded(ctx context.Context, name string, replicas int32, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last string
+	for {
+		work, done, detail := e.landed(ctx, name, replicas)
+		if done {
+			return work, nil
+		}
+		last = detail
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("Deployment %s/%s did not land on %s with %d replicas within %s (last: %s)", workloadNamespace, name, memberName, replicas, timeout, last)
+		case <-time.After(poll):
+		}
+	}
+}
+
+func (e *env) landed(ctx context.Context, name string, replicas int32) (work string, done bool, detail string) {
+	d, err := e.member.Kubernetes().AppsV1().Deployments(workloadNamespace).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", false, "not on the member"
+	case err != nil:
+		return "", false, err.Error()
+	case ptr.Deref(d.Spec.Replicas, 1) != replicas:
+		return "", false, fmt.Sprintf("on the member with %d replicas", ptr.Deref(d.Spec.Replicas, 1))
+	}
+	works, err := e.cp.API.Dynamic().Resource(WorkGVR).Namespace("karmada-es-"+memberName).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", false, err.Error()
+	}
+	work, applied, err := WorkFor(works.Items, "Deployment", workloadNamespace, name)
+	switch {
+	case err != nil:
+		return "", false, err.Error()
+	case work == "":
+		return "", false, "on the member, but no Work carries it"
+	case !applied:
+		return work, false, "on the member, Work " + work + " not Applied"
+	}
+	return work, true, ""
+}
+
+// scale sets Karmada's Deployment's replicas, as a user's update would.
+func (e *env) scale(ctx context.Context, name string, replicas int32) error {
+	deployments := e.cp.API.Kubernetes().AppsV1().Deployments(workloadNamespace)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := deployments.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		d.Spec.Replicas = ptr.To(replicas)
+		_, err = deployments.Update(ctx, d, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// writeMemberStatus is the stand-in for the member's deployment controller:
+// it writes ReadyStatus through the status subresource. Karmada's
+// execution controller may update the object meanwhile, so a conflict is
+// retried on a fresh read.
+func (e *env) writeMemberStatus(ctx context.Context, name string) error {
+	deployments := e.member.Kubernetes().AppsV1().Deployments(workloadNamespace)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := deployments.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		d.Status = ReadyStatus(d)
+		_, err = deployments.UpdateStatus(ctx, d, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// errBlindWindow marks a pristine observation that ended as the window
+// allows: a member informer refused with the status in place, then
+// blindSettle without aggregation.
+type errBlindWindow struct{ msg string }
+
+func (e errBlindWindow) Error() string { return e.msg }
+
+func errBlind(err error) bool {
+	var blind errBlindWindow
+	return errors.As(err, &blind)
+}
+
+// blindWindow ends the pristine observation blindSettle after a member
+// informer's 401 logged from mark on (after the status was written), so
+// the informer demonstrably tried again with its frozen token; it returns
+// "" while the window is open.
+func blindWindow(log func() string, mark int) func() string {
+	var refusedAt time.Time
+	var refusal string
+	return func() string {
+		if refusal == "" {
+			if lines := karmada.Lines(log(), mark, MemberWatchUnauthorized); len(lines) > 0 {
+				refusal, refusedAt = lines[0], time.Now()
+			}
+			return ""
+		}
+		if time.Since(refusedAt) >= blindSettle {
+			return refusal
+		}
+		return ""
+	}
+}
+
+// waitAggregated waits until each Karmada Deployment of want shows its
+// ready replicas (Aggregated). With window (pristine), it also ends,
+// returning an errBlindWindow, once window returns the refusal that
+// closes it; without one within the timeout the window is inconclusive.
+func (e *env) waitAggregated(ctx context.Context, want map[string]int32, timeout time.Duration, window func() string) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last string
+	for {
+		all := true
+		for _, name := range slices.Sorted(maps.Keys(want)) {
+			d, err := e.cp.API.Kubernetes().AppsV1().Deployments(workloadNamespace).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				all, last = false, err.Error()
+				break
+			}
+			if ok, desc := Aggregated(d, want[name]); !ok {
+				all, last = false, fmt.Sprintf("Karmada's %s/%s: %s", workloadNamespace, name, desc)
+				break
+			}
+		}
+		if all {
+			return nil
+		}
+		if window != nil {
+			if refusal := window(); refusal != "" {
+				return errBlindWindow{fmt.Sprintf("the member status was not aggregated %s after a member informer was refused with the status in place (%s); %s", blindSettle, refusal, last)}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if window != nil {
+				return fmt.Errorf("inconclusive: no member informer 401 within %s after the status was written, and no aggregation either (last: %s)", reflectorRetryBound, last)
+			}
+			return fmt.Errorf("the member status was not aggregated within %s (last: %s)", timeout, last)
+		case <-time.After(poll):
+		}
+	}
+}
+
+// firstLine is the first line the controller-manager logged from mark on
+// that matches the first of patterns any line matches: the plainest
+// evidence there is.
+func firstLine(log string, mark int, patterns ...*regexp.Regexp) string {
+	for _, re := range patterns {
+		if lines := karmada.Lines(log, mark, re); len(lines) > 0 {
+			return lines[0]
+		}
+	}
+	return "(nothing logged)"
+}

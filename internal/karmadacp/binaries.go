@@ -1,0 +1,104 @@
+package karmadacp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/treebin"
+)
+
+// Build says which tree of the pin the binaries come from.
+type Build string
+
+const (
+	// Patched is holdfast's tree: upstream plus the series.
+	Patched Build = "patched"
+	// Pristine is upstream as released.
+	Pristine Build = "pristine"
+)
+
+// BinDirEnv overrides where `holdfast build` put the controller-manager
+// (<dir>/karmada-<version>[-pristine]/), as for the rotation suite.
+const BinDirEnv = "HOLDFAST_E2E_BIN"
+
+const upstreamName = "karmada"
+
+// unshipped are the components holdfast does not ship, built by
+// internal/treebin from the same tree: pins.txt's build line lists only
+// binaries whose member clients come from BuildClusterConfig, and these
+// three are there only for the shipped ones to run against.
+var unshipped = []string{
+	"./cmd/aggregated-apiserver=" + string(AggregatedAPIServer),
+	"./cmd/scheduler=" + string(Scheduler),
+	"./cmd/webhook=" + string(Webhook),
+}
+
+// Target is the pinned Karmada release a control plane runs.
+type Target struct {
+	// Version is the default pin's, e.g. "v1.18.2".
+	Version string
+	// Tree is the applied tree of the build
+	// (_output/trees/karmada-<version>[-pristine]).
+	Tree string
+	// Binaries are every component's path.
+	Binaries Binaries
+	// Built says whether EnsureBinaries compiled the unshipped components
+	// (false: a cache hit).
+	Built bool
+}
+
+// EnsureBinaries finds the binaries of build b of pins.txt's default
+// Karmada pin under the repository root: karmada-controller-manager as
+// `holdfast build --only karmada-controller-manager [--pristine]` wrote it
+// (it is the binary under test, so the shipped build and not a rebuild),
+// and the unshipped components from internal/treebin, built from the
+// same tree on first use. log receives the build's progress; nil discards.
+func EnsureBinaries(ctx context.Context, root string, b Build, log io.Writer) (Target, error) {
+	if b != Patched && b != Pristine {
+		return Target{}, fmt.Errorf("karmada build %q: want %s or %s", b, Patched, Pristine)
+	}
+	f, err := pins.Load(filepath.Join(root, pins.FileName))
+	if err != nil {
+		return Target{}, err
+	}
+	up, err := f.Upstream(upstreamName)
+	if err != nil {
+		return Target{}, err
+	}
+	pin, err := up.Pin("")
+	if err != nil {
+		return Target{}, err
+	}
+	suffix, flag := "", ""
+	if b == Pristine {
+		suffix, flag = "-pristine", " --pristine"
+	}
+	dir := upstreamName + "-" + pin.Version + suffix
+	t := Target{Version: pin.Version, Tree: filepath.Join(root, "_output", "trees", dir), Binaries: Binaries{}}
+	binDir := os.Getenv(BinDirEnv)
+	if binDir == "" {
+		binDir = filepath.Join(root, "_output", "bin")
+	}
+	cm := filepath.Join(binDir, dir, string(ControllerManager))
+	if _, err := os.Stat(cm); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return Target{}, fmt.Errorf("%s %s is missing; build it first: make e2e-karmada-cp (or go run ./cmd/holdfast build --upstream karmada --only karmada-controller-manager%s)", b, cm, flag)
+		}
+		return Target{}, err
+	}
+	t.Binaries[ControllerManager] = cm
+	res, err := treebin.Ensure(ctx, treebin.Request{Root: root, Tree: t.Tree, Upstream: up, Packages: unshipped, Log: log})
+	if err != nil {
+		return Target{}, fmt.Errorf("%s Karmada components: %w", b, err)
+	}
+	for name, path := range res.Paths {
+		t.Binaries[Component(name)] = path
+	}
+	t.Built = res.Built
+	return t, nil
+}

@@ -1,0 +1,44 @@
+// Package karmadacp runs a real Karmada control plane for the end-to-end
+// suites, the way upstream's hack/deploy-karmada.sh lays one out, from
+// processes on 127.0.0.1 instead of pods:
+//
+//   - karmada-apiserver: internal/controlplane's etcd and kube-apiserver,
+//     with the aggregation layer's front-proxy flags (request-header CA,
+//     proxy client certificate) upstream's karmada-apiserver.yaml sets;
+//   - karmada-aggregated-apiserver, storing Clusters in Karmada's etcd and
+//     registered for cluster.karmada.io/v1alpha1 with the tree's APIService;
+//   - Karmada's CRDs as the chart's kustomization builds them (with the
+//     conversion webhooks of resourcebindings and clusterresourcebindings);
+//   - karmada-webhook with the tree's Mutating- and
+//     ValidatingWebhookConfiguration;
+//   - karmada-scheduler, and karmada-controller-manager with its default
+//     controller set and its own ServiceAccount token.
+//
+// JoinPush joins a member cluster (another internal/controlplane cluster)
+// as `karmadactl join` does, and Member.Rotate rotates its credential as an
+// operator would.
+//
+// Everything the control plane installs is read from the pinned Karmada
+// tree (charts/karmada/_crds, artifacts/deploy), rendered as the deploy
+// script renders it; where a process on loopback needs something else than
+// a pod does, the difference is one function with the reason beside it:
+// the webhooks are called at https://127.0.0.1:<port> instead of their
+// Service's DNS name (WebhookConfiguration, CRDs), and the APIService's
+// ExternalName Service names localhost (AggregatedAPIService).
+//
+// Stand-ins and what is left out, each stated where it is made: no
+// kube-controller-manager on karmada-apiserver (upstream runs one for
+// namespace deletion, garbage collection and ServiceAccount token Secrets;
+// nothing here waits on them), no scheduler estimator, no
+// karmada-descheduler, karmada-search or karmada-metrics-adapter yet,
+// member tokens minted with the TokenRequest API (JoinPush), default
+// feature gates (upstream's deploy script turns on every alpha and beta
+// gate), and every component but the controller-manager authenticates as
+// karmada-apiserver's admin (upstream gives them a client certificate in
+// system:masters, which is the same authority).
+//
+// The component binaries come from the caller: internal/treebin builds the
+// ones holdfast does not ship, `holdfast build` the controller-manager.
+// Logs go to karmada-apiserver's log folder (<component>.log), which
+// controlplane.StartForTest keeps for a failed test.
+package karmadacp
