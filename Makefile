@@ -130,11 +130,13 @@ vulns: ## govulncheck on the default pins' patched binaries (after make binaries
 # The suite and the harness whose karmadacp-tagged test starts one control
 # plane. The tag, not e2e, keeps both out of `make e2e` and `make test`.
 E2E_KARMADA_CP_PKGS := ./e2e/karmadacp/ ./internal/karmadacp/
+# The shipped binaries it runs (internal/karmadacp.Shipped), patched and pristine.
+KARMADA_CP_SHIPPED := karmada-controller-manager,karmada-search,karmada-metrics-adapter
 
 .PHONY: e2e-karmada-cp
 e2e-karmada-cp: ## Opt-in, not in e2e or test: Karmada on a real control plane (aggregated API server, webhook, scheduler, default controller-manager), propagation through rotation, pristine RED and patched GREEN; report in _output/reports/e2e.md|json.
-	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager
-	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager --pristine
+	$(HOLDFAST) build --upstream karmada --only $(KARMADA_CP_SHIPPED)
+	$(HOLDFAST) build --upstream karmada --only $(KARMADA_CP_SHIPPED) --pristine
 	rc=0; $(GO) test -tags karmadacp -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') ./e2e/karmadacp/ || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report; exit $$rc
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/treebin"
@@ -27,6 +28,19 @@ const (
 const BinDirEnv = "HOLDFAST_E2E_BIN"
 
 const upstreamName = "karmada"
+
+// Shipped are the components holdfast ships (pins.txt's build line), found
+// where `holdfast build` wrote them: they are the binaries under test, so
+// the shipped build and not a rebuild.
+var Shipped = []Component{ControllerManager, Search, MetricsAdapter}
+
+func shippedList() string {
+	names := make([]string, len(Shipped))
+	for i, c := range Shipped {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ",")
+}
 
 // unshipped are the components holdfast does not ship, built by
 // internal/treebin from the same tree: pins.txt's build line lists only
@@ -53,9 +67,8 @@ type Target struct {
 }
 
 // EnsureBinaries finds the binaries of build b of pins.txt's default
-// Karmada pin under the repository root: karmada-controller-manager as
-// `holdfast build --only karmada-controller-manager [--pristine]` wrote it
-// (it is the binary under test, so the shipped build and not a rebuild),
+// Karmada pin under the repository root: the Shipped components as
+// `holdfast build --only <Shipped> [--pristine]` wrote them,
 // and the unshipped components from internal/treebin, built from the
 // same tree on first use. log receives the build's progress; nil discards.
 func EnsureBinaries(ctx context.Context, root string, b Build, log io.Writer) (Target, error) {
@@ -84,14 +97,16 @@ func EnsureBinaries(ctx context.Context, root string, b Build, log io.Writer) (T
 	if binDir == "" {
 		binDir = filepath.Join(root, "_output", "bin")
 	}
-	cm := filepath.Join(binDir, dir, string(ControllerManager))
-	if _, err := os.Stat(cm); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return Target{}, fmt.Errorf("%s %s is missing; build it first: make e2e-karmada-cp (or go run ./cmd/holdfast build --upstream karmada --only karmada-controller-manager%s)", b, cm, flag)
+	for _, c := range Shipped {
+		path := filepath.Join(binDir, dir, string(c))
+		if _, err := os.Stat(path); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return Target{}, fmt.Errorf("%s %s is missing; build it first: make e2e-karmada-cp (or go run ./cmd/holdfast build --upstream karmada --only %s%s)", b, path, shippedList(), flag)
+			}
+			return Target{}, err
 		}
-		return Target{}, err
+		t.Binaries[c] = path
 	}
-	t.Binaries[ControllerManager] = cm
 	res, err := treebin.Ensure(ctx, treebin.Request{Root: root, Tree: t.Tree, Upstream: up, Packages: unshipped, Log: log})
 	if err != nil {
 		return Target{}, fmt.Errorf("%s Karmada components: %w", b, err)

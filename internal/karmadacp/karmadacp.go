@@ -36,6 +36,8 @@ const (
 	Webhook             Component = "karmada-webhook"
 	Scheduler           Component = "karmada-scheduler"
 	ControllerManager   Component = "karmada-controller-manager"
+	Search              Component = "karmada-search"
+	MetricsAdapter      Component = "karmada-metrics-adapter"
 )
 
 // Components are every component, in start order: the aggregated API
