@@ -2,20 +2,17 @@ package karmada
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 
-	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/build"
 )
 
-// BinDirEnv names the environment variable that overrides the folder holding
-// the built binaries' <upstream>-<version>[-pristine] folders (by default
-// <root>/_output/bin, where `holdfast build` writes them).
-const BinDirEnv = "HOLDFAST_E2E_BIN"
+// BinDirEnv overrides where the binaries are (internal/build.BinDirEnv).
+const BinDirEnv = build.BinDirEnv
 
 // upstreamName is Karmada's name in pins.txt.
 const upstreamName = "karmada"
@@ -41,59 +38,37 @@ type Target struct {
 	Version string
 	// Tree is the patched source tree (_output/trees/karmada-<version>),
 	// read for CRDs and API types, which the series does not change.
-	Tree   string
-	binDir string
+	Tree              string
+	patched, pristine build.Built
 }
 
 // LoadTarget reads pins.txt under root for Karmada's default pin.
 func LoadTarget(root string) (Target, error) {
-	f, err := pins.Load(filepath.Join(root, pins.FileName))
+	patched, err := build.LocateDefault(root, upstreamName, false)
 	if err != nil {
 		return Target{}, err
 	}
-	up, err := f.Upstream(upstreamName)
+	pristine, err := build.LocateDefault(root, upstreamName, true)
 	if err != nil {
 		return Target{}, err
 	}
-	pin, err := up.Pin("")
-	if err != nil {
-		return Target{}, err
-	}
-	binDir := os.Getenv(BinDirEnv)
-	if binDir == "" {
-		binDir = filepath.Join(root, "_output", "bin")
-	}
-	return Target{
-		Version: pin.Version,
-		Tree:    filepath.Join(root, "_output", "trees", upstreamName+"-"+pin.Version),
-		binDir:  binDir,
-	}, nil
+	return Target{Version: patched.Version, Tree: patched.Tree, patched: patched, pristine: pristine}, nil
 }
 
 // ControllerManager returns the path of the karmada-controller-manager of
 // build b, or an error that says how to build it.
 func (t Target) ControllerManager(b Build) (string, error) {
-	dir := filepath.Join(t.binDir, upstreamName+"-"+t.Version)
-	flag := ""
 	if b == Pristine {
-		dir += "-pristine"
-		flag = " --pristine"
+		return t.pristine.Binary(controllerManagerBinary)
 	}
-	path := filepath.Join(dir, controllerManagerBinary)
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%s binary %s is missing; build them first: make binaries (or go run ./cmd/holdfast build --upstream karmada%s)", b, path, flag)
-		}
-		return "", fmt.Errorf("%s binary %s: %w", b, path, err)
-	}
-	return path, nil
+	return t.patched.Binary(controllerManagerBinary)
 }
 
 // CheckTree reports whether the Karmada tree the suite reads CRDs from is
 // there.
 func (t Target) CheckTree() error {
 	if _, err := os.Stat(filepath.Join(t.Tree, "go.mod")); err != nil {
-		return fmt.Errorf("karmada tree %s is missing (%v); build it first: make binaries (or go run ./cmd/holdfast build --upstream karmada)", t.Tree, err)
+		return fmt.Errorf("karmada tree %s is missing (%v); build it first: make binaries (or %s)", t.Tree, err, t.patched.BuildCommand())
 	}
 	return nil
 }

@@ -26,22 +26,22 @@ func testLateSecret(t *testing.T, e *env) {
 	cm := e.startControllerManager(t, Patched, name)
 	baseline, err := e.baseline(ctx, name)
 	if err != nil {
-		s.fatalf("baseline: %v", err)
+		s.Fatalf("baseline: %v", err)
 	}
-	s.notef("baseline: %s", baseline)
+	s.Notef("baseline: %s", baseline)
 	cluster := map[string]string{"cluster": name}
 
 	if err := e.member.RevokeServiceAccount(ctx, memberNamespace, j.initialSA); err != nil {
-		s.fatalf("revoking the token in the Secret (ServiceAccount %s/%s): %v", memberNamespace, j.initialSA, err)
+		s.Fatalf("revoking the token in the Secret (ServiceAccount %s/%s): %v", memberNamespace, j.initialSA, err)
 	}
 	// From before the kill (see restartMemberAndCreateNode).
 	mark := len(cm.Log())
 	r, err := e.restartMemberAndCreateNode(ctx, name+"-after")
 	if err != nil {
-		s.fatalf("%v", err)
+		s.Fatalf("%v", err)
 	}
 	killed, restarted, want := r.killed, r.restarted, r.nodes
-	s.timing("member-restart", restarted.Sub(killed))
+	s.Timing("member-restart", restarted.Sub(killed))
 
 	// The condition for the Secret's update: the node informer, the
 	// long-lived path, has met the member's 401 after the restart and got
@@ -53,45 +53,45 @@ func testLateSecret(t *testing.T, e *env) {
 		return len(refusal) > 0, nil
 	})
 	if err != nil {
-		s.fatalf("the node informer met no 401 within %s after the member's restart: %v", reflectorRetryBound, err)
+		s.Fatalf("the node informer met no 401 within %s after the member's restart: %v", reflectorRetryBound, err)
 	}
-	s.timing("member-kill-to-informer-401", time.Since(killed))
-	s.notef("evidence: %s", plainest(Lines(cm.Log(), mark, NodeListUnauthorized), refusal)[0])
+	s.Timing("member-kill-to-informer-401", time.Since(killed))
+	s.Notef("evidence: %s", plainest(Lines(cm.Log(), mark, NodeListUnauthorized), refusal)[0])
 	if lines := Lines(cm.Log(), 0, MemberTokenRejected); len(lines) > 0 {
-		s.notef("evidence: %s", lines[0])
+		s.Notef("evidence: %s", lines[0])
 	}
 
 	token, err := e.memberToken(ctx, j.rotatedSA)
 	if err != nil {
-		s.fatalf("minting the new token: %v", err)
+		s.Fatalf("minting the new token: %v", err)
 	}
 	if err := e.writeToken(ctx, j, token); err != nil {
-		s.fatalf("writing the new token to Secret %s/%s: %v", ClusterSecretNamespace, name, err)
+		s.Fatalf("writing the new token to Secret %s/%s: %v", ClusterSecretNamespace, name, err)
 	}
 	written := time.Now()
 	st, err := e.waitCollected(ctx, name, want, recoverTimeout)
 	if err != nil {
-		s.outcome(e2ereport.Fail, "did not recover after the Secret got the new token: %v", err)
+		s.Outcome(e2ereport.Fail, "did not recover after the Secret got the new token: %v", err)
 		return
 	}
-	s.timing("secret-to-recovered", time.Since(written))
-	s.timing("restart-to-recovered", time.Since(restarted))
-	s.notef("recovered: %s", st)
+	s.Timing("secret-to-recovered", time.Since(written))
+	s.Timing("restart-to-recovered", time.Since(restarted))
+	s.Notef("recovered: %s", st)
 
 	m, err := cm.metrics(ctx)
 	if err != nil {
-		s.fatalf("%v", err)
+		s.Fatalf("%v", err)
 	}
 	if cm.Exited() {
-		s.errorf("%s exited (code %d) on a member's 401s", cm.Name(), cm.ExitCode())
+		s.Errorf("%s exited (code %d) on a member's 401s", cm.Name(), cm.ExitCode())
 	}
 	if m.Sum(MemberUnauthorizedPersisted, cluster) == 0 {
-		s.errorf("%s is 0: no member 401 reached the controller-manager, so its guard was not put to the test", MemberUnauthorizedPersisted)
+		s.Errorf("%s is 0: no member 401 reached the controller-manager, so its guard was not put to the test", MemberUnauthorizedPersisted)
 	}
 	if tripped := m.Sum(OwnGuardTripped, nil); tripped != 0 {
-		s.errorf("%s = %v: the own-credential guard counted a member's 401s", OwnGuardTripped, tripped)
+		s.Errorf("%s = %v: the own-credential guard counted a member's 401s", OwnGuardTripped, tripped)
 	}
-	s.notef("metrics: %s=%v %s=%v %s=%v", MemberUnauthorizedPersisted, m.Sum(MemberUnauthorizedPersisted, cluster),
+	s.Notef("metrics: %s=%v %s=%v %s=%v", MemberUnauthorizedPersisted, m.Sum(MemberUnauthorizedPersisted, cluster),
 		MemberUnauthorizedRecovered, m.Sum(MemberUnauthorizedRecovered, cluster), OwnGuardTripped, m.Sum(OwnGuardTripped, nil))
-	s.outcome(e2ereport.Pass, "GREEN: recovered once the Secret held the new token; the controller-manager kept running (own-credential guard at its defaults)")
+	s.Outcome(e2ereport.Pass, "GREEN: recovered once the Secret held the new token; the controller-manager kept running (own-credential guard at its defaults)")
 }

@@ -65,16 +65,16 @@ func testOwnCredential(t *testing.T, e *env) {
 		}
 	}
 	note := fmt.Sprintf("own ServiceAccount %s/<name> on the host deleted and recreated, host restarted so that watches reconnect; patched runs with --own-credential-guard-threshold=%d --own-credential-guard-min-duration=%s", ownNamespace, guardThreshold, guardMinDuration)
-	pristineScenario.notef("%s", note)
-	patchedScenario.notef("%s", note)
+	pristineScenario.Notef("%s", note)
+	patchedScenario.Notef("%s", note)
 	mark := len(pristine.Log())
 	killed := time.Now()
 	if err := e.host.Restart(ctx); err != nil {
 		t.Fatalf("restarting the Karmada host: %v", err)
 	}
 	restart := time.Since(killed)
-	patchedScenario.timing("host-restart", restart)
-	pristineScenario.timing("host-restart", restart)
+	patchedScenario.Timing("host-restart", restart)
+	pristineScenario.Timing("host-restart", restart)
 
 	// Timed from the kill: kube-apiserver authenticates (and refuses)
 	// requests before its /readyz passes, so the guard may act while
@@ -89,30 +89,30 @@ const controllersStarted = "Starting workers"
 
 // ownCredentialPatched waits for the patched binary's guard to end it and
 // returns how long that took after the host was killed.
-func ownCredentialPatched(ctx context.Context, s *scenario, cm *controllerManager, killed time.Time) time.Duration {
+func ownCredentialPatched(ctx context.Context, s *e2ereport.Run, cm *controllerManager, killed time.Time) time.Duration {
 	select {
 	case <-cm.Done():
 	case <-time.After(exitTimeout):
-		s.outcome(e2ereport.Fail, "still running %s after the host came back with its own token revoked", exitTimeout)
+		s.Outcome(e2ereport.Fail, "still running %s after the host came back with its own token revoked", exitTimeout)
 		return exitTimeout
 	case <-ctx.Done():
-		s.fatalf("%v", ctx.Err())
+		s.Fatalf("%v", ctx.Err())
 	}
 	toExit := time.Since(killed)
-	s.timing("host-kill-to-exit", toExit)
+	s.Timing("host-kill-to-exit", toExit)
 	lines := Lines(cm.Log(), 0, OwnCredentialExit)
 	if code := cm.ExitCode(); code != guardExitCode || len(lines) == 0 {
-		s.outcome(e2ereport.Fail, "exited with code %d and %d guard lines, want code %d and the guard's line", code, len(lines), guardExitCode)
+		s.Outcome(e2ereport.Fail, "exited with code %d and %d guard lines, want code %d and the guard's line", code, len(lines), guardExitCode)
 		return toExit
 	}
 	// The first 401 comes after the kill, so an exit sooner than the
 	// minimum after the kill tripped on count alone.
 	if toExit < guardMinDuration {
-		s.outcome(e2ereport.Fail, "exited %s after the host was killed, before --own-credential-guard-min-duration=%s", toExit, guardMinDuration)
+		s.Outcome(e2ereport.Fail, "exited %s after the host was killed, before --own-credential-guard-min-duration=%s", toExit, guardMinDuration)
 		return toExit
 	}
-	s.notef("evidence: %s", lines[0])
-	s.outcome(e2ereport.Pass, "GREEN: exited with code %d through the own-credential guard", guardExitCode)
+	s.Notef("evidence: %s", lines[0])
+	s.Outcome(e2ereport.Pass, "GREEN: exited with code %d through the own-credential guard", guardExitCode)
 	return toExit
 }
 
@@ -121,21 +121,21 @@ func ownCredentialPatched(ctx context.Context, s *scenario, cm *controllerManage
 // run at least minWindow (twice as long as the patched binary took to
 // exit) since the kill: twice the evidence on which the patched binary
 // acted, for twice as long.
-func ownCredentialPristine(ctx context.Context, s *scenario, cm *controllerManager, mark int, killed time.Time, minWindow time.Duration) {
+func ownCredentialPristine(ctx context.Context, s *e2ereport.Run, cm *controllerManager, mark int, killed time.Time, minWindow time.Duration) {
 	var refusals []string
 	err := wait.PollUntilContextTimeout(ctx, pollInterval, exitTimeout, true, func(context.Context) (bool, error) {
 		refusals = Lines(cm.Log(), mark, Unauthorized)
 		return cm.Exited() || (len(refusals) >= pristineRefusals && time.Since(killed) >= minWindow), nil
 	})
 	if cm.Exited() {
-		s.outcome(e2ereport.Pass, "the pristine binary exited (code %d) after its own token was revoked: the suite no longer reproduces the bug", cm.ExitCode())
+		s.Outcome(e2ereport.Pass, "the pristine binary exited (code %d) after its own token was revoked: the suite no longer reproduces the bug", cm.ExitCode())
 		return
 	}
 	if err != nil {
-		s.fatalf("inconclusive: %d of %d 401s logged within %s after the host was killed", len(refusals), pristineRefusals, exitTimeout)
+		s.Fatalf("inconclusive: %d of %d 401s logged within %s after the host was killed", len(refusals), pristineRefusals, exitTimeout)
 	}
-	s.timing("window", time.Since(killed))
-	s.notef("evidence: %s", plainest(Lines(cm.Log(), mark, ListUnauthorized), refusals)[0])
-	s.outcome(e2ereport.RedAsExpected, "RED: still running %s after the host was killed and restarted, having logged %d 401s on its own credential",
+	s.Timing("window", time.Since(killed))
+	s.Notef("evidence: %s", plainest(Lines(cm.Log(), mark, ListUnauthorized), refusals)[0])
+	s.Outcome(e2ereport.RedAsExpected, "RED: still running %s after the host was killed and restarted, having logged %d 401s on its own credential",
 		time.Since(killed).Round(100*time.Millisecond), len(Lines(cm.Log(), mark, Unauthorized)))
 }

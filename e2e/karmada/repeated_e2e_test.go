@@ -95,7 +95,7 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 	if v := os.Getenv(RoundGapEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			s.fatalf("%s=%q: want a non-negative Go duration such as 130s", RoundGapEnv, v)
+			s.Fatalf("%s=%q: want a non-negative Go duration such as 130s", RoundGapEnv, v)
 		}
 		gap = d
 	}
@@ -103,20 +103,20 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 	for i, k := range rounds {
 		kinds[i] = k.String()
 	}
-	s.notef("rounds: %s; %s from one round's recovery to the next round; controller-manager with %s %s", strings.Join(kinds, " / "), gap, defaultVerbosity, reflectorVerbosity)
+	s.Notef("rounds: %s; %s from one round's recovery to the next round; controller-manager with %s %s", strings.Join(kinds, " / "), gap, defaultVerbosity, reflectorVerbosity)
 
 	j := e.join(t, name)
 	cm := e.startControllerManager(t, b, name, defaultVerbosity, reflectorVerbosity)
 	baseline, err := e.baseline(ctx, name)
 	if err != nil {
-		s.fatalf("baseline: %v", err)
+		s.Fatalf("baseline: %v", err)
 	}
-	s.notef("baseline: %s", baseline)
+	s.Notef("baseline: %s", baseline)
 	first, err := cm.metrics(ctx)
 	if err != nil {
-		s.fatalf("%v", err)
+		s.Fatalf("%v", err)
 	}
-	s.notef("membercred before round 1: %s", first.MemberCredential(name))
+	s.Notef("membercred before round 1: %s", first.MemberCredential(name))
 
 	account := j.initialSA
 	var recoveries []string
@@ -125,40 +125,40 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 		if i > 0 {
 			select {
 			case <-ctx.Done():
-				s.fatalf("%v", ctx.Err())
+				s.Fatalf("%v", ctx.Err())
 			case <-time.After(gap):
 			}
 		}
 		before, err := cm.metrics(ctx)
 		if err != nil {
-			s.fatalf("round %d: %v", round, err)
+			s.Fatalf("round %d: %v", round, err)
 		}
 		mark := len(cm.Log())
 		if kind != restartOnly {
 			next := fmt.Sprintf("%s-r%d", name, round)
 			if err := e.rotate(ctx, j, account, next, kind == rotationSecretMissing); err != nil {
-				s.fatalf("round %d: %v", round, err)
+				s.Fatalf("round %d: %v", round, err)
 			}
 			account = next
 		}
 		r, err := e.restartMemberAndCreateNode(ctx, fmt.Sprintf("%s-round%d", name, round))
 		if err != nil {
-			s.fatalf("round %d: %v", round, err)
+			s.Fatalf("round %d: %v", round, err)
 		}
 		st, err := e.waitCollected(ctx, name, r.nodes, recoverTimeout)
 		if err != nil {
-			s.outcome(e2ereport.Fail, "round %d (%s): the long-lived path did not recover: %v", round, kind, err)
+			s.Outcome(e2ereport.Fail, "round %d (%s): the long-lived path did not recover: %v", round, kind, err)
 			return
 		}
 		recovered := time.Since(r.restarted)
-		s.timing(fmt.Sprintf("round%d-member-restart", round), r.restarted.Sub(r.killed))
-		s.timing(fmt.Sprintf("round%d-restart-to-recovered", round), recovered)
-		s.timing(fmt.Sprintf("round%d-kill-to-recovered", round), time.Since(r.killed))
+		s.Timing(fmt.Sprintf("round%d-member-restart", round), r.restarted.Sub(r.killed))
+		s.Timing(fmt.Sprintf("round%d-restart-to-recovered", round), recovered)
+		s.Timing(fmt.Sprintf("round%d-kill-to-recovered", round), time.Since(r.killed))
 		recoveries = append(recoveries, recovered.Round(100*time.Millisecond).String())
 
 		after, err := cm.metrics(ctx)
 		if err != nil {
-			s.fatalf("round %d: %v", round, err)
+			s.Fatalf("round %d: %v", round, err)
 		}
 		delta := after.MemberCredential(name).Sub(before.MemberCredential(name))
 		log := cm.Log()
@@ -167,13 +167,13 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 		refused := Lines(log, mark, NodeInformerUnauthorized)
 		pickedUp := Lines(log, mark, MemberTokenPickedUp)
 		noClient := Lines(log, mark, ClusterClientFailed)
-		s.notef("round %d (%s): restart-to-recovered %s; membercred during the round: %s; node reflector: %d backoff steps, waits %s, %d refused with 401; %q lines at klog's default verbosity: %d; status syncs without a member client: %d",
+		s.Notef("round %d (%s): restart-to-recovered %s; membercred during the round: %s; node reflector: %d backoff steps, waits %s, %d refused with 401; %q lines at klog's default verbosity: %d; status syncs without a member client: %d",
 			round, kind, recovered.Round(100*time.Millisecond), delta, len(waits), formatGaps(waits), len(refused), MemberTokenPickedUp, len(pickedUp), len(noClient))
 		for _, line := range steps {
-			s.notef("round %d evidence: %s", round, line)
+			s.Notef("round %d evidence: %s", round, line)
 		}
 		if st.ReadySince != baseline.ReadySince {
-			s.errorf("round %d: the Ready condition changed: %s (baseline %s)", round, st, baseline)
+			s.Errorf("round %d: the Ready condition changed: %s (baseline %s)", round, st, baseline)
 		}
 		if b == Patched && kind != restartOnly {
 			// The shared source may pick the rotated token up before any
@@ -183,27 +183,27 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 			// 401 that does come is hidden.
 			switch {
 			case delta.Refreshes < 1:
-				s.errorf("round %d: %s did not grow: the rotated token was not read from the Secret", round, MemberRefreshes)
+				s.Errorf("round %d: %s did not grow: the rotated token was not read from the Secret", round, MemberRefreshes)
 			case delta.Recovered != delta.Unauthorized:
-				s.errorf("round %d: %v member 401s but %v hidden by the transport", round, delta.Unauthorized, delta.Recovered)
+				s.Errorf("round %d: %v member 401s but %v hidden by the transport", round, delta.Unauthorized, delta.Recovered)
 			case delta.Persisted != 0:
-				s.errorf("round %d: %s grew by %v: a 401 reached the caller although the Secret held an accepted token", round, MemberUnauthorizedPersisted, delta.Persisted)
+				s.Errorf("round %d: %s grew by %v: a 401 reached the caller although the Secret held an accepted token", round, MemberUnauthorizedPersisted, delta.Persisted)
 			case len(refused) != 0:
-				s.errorf("round %d: the node reflector was refused (401): %s", round, refused[0])
+				s.Errorf("round %d: the node reflector was refused (401): %s", round, refused[0])
 			case len(pickedUp) != 1:
-				s.errorf("round %d: %d %q lines at default verbosity for one rotation, want exactly one", round, len(pickedUp), MemberTokenPickedUp)
+				s.Errorf("round %d: %d %q lines at default verbosity for one rotation, want exactly one", round, len(pickedUp), MemberTokenPickedUp)
 			}
 		}
 	}
 	last, err := cm.metrics(ctx)
 	if err != nil {
-		s.fatalf("%v", err)
+		s.Fatalf("%v", err)
 	}
-	s.notef("membercred after round %d: %s", len(rounds), last.MemberCredential(name))
+	s.Notef("membercred after round %d: %s", len(rounds), last.MemberCredential(name))
 	if cm.Exited() {
-		s.errorf("%s exited (code %d)", cm.Name(), cm.ExitCode())
+		s.Errorf("%s exited (code %d)", cm.Name(), cm.ExitCode())
 	}
-	s.outcome(e2ereport.Pass, "every round recovered; restart-to-recovered per round: %s", strings.Join(recoveries, ", "))
+	s.Outcome(e2ereport.Pass, "every round recovered; restart-to-recovered per round: %s", strings.Join(recoveries, ", "))
 }
 
 // rotate moves the member's Secret from ServiceAccount from's token to a

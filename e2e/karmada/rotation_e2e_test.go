@@ -45,30 +45,30 @@ func testRotation(t *testing.T, e *env, b Build) {
 	cm := e.startControllerManager(t, b, name)
 	baseline, err := e.baseline(ctx, name)
 	if err != nil {
-		s.fatalf("baseline: %v", err)
+		s.Fatalf("baseline: %v", err)
 	}
-	s.notef("baseline: %s", baseline)
+	s.Notef("baseline: %s", baseline)
 
 	token, err := e.memberToken(ctx, j.rotatedSA)
 	if err != nil {
-		s.fatalf("minting the new token: %v", err)
+		s.Fatalf("minting the new token: %v", err)
 	}
 	if err := e.writeToken(ctx, j, token); err != nil {
-		s.fatalf("writing the new token to Secret %s/%s: %v", ClusterSecretNamespace, name, err)
+		s.Fatalf("writing the new token to Secret %s/%s: %v", ClusterSecretNamespace, name, err)
 	}
 	if err := e.member.RevokeServiceAccount(ctx, memberNamespace, j.initialSA); err != nil {
-		s.fatalf("revoking the old token (ServiceAccount %s/%s): %v", memberNamespace, j.initialSA, err)
+		s.Fatalf("revoking the old token (ServiceAccount %s/%s): %v", memberNamespace, j.initialSA, err)
 	}
-	s.notef("rotated: Secret %s/%s holds a token of ServiceAccount %s, then %s (the old token's) was deleted and recreated", ClusterSecretNamespace, name, j.rotatedSA, j.initialSA)
+	s.Notef("rotated: Secret %s/%s holds a token of ServiceAccount %s, then %s (the old token's) was deleted and recreated", ClusterSecretNamespace, name, j.rotatedSA, j.initialSA)
 
 	// From before the kill (see restartMemberAndCreateNode).
 	restartMark := len(cm.Log())
 	r, err := e.restartMemberAndCreateNode(ctx, name+"-after")
 	if err != nil {
-		s.fatalf("%v", err)
+		s.Fatalf("%v", err)
 	}
 	killed, restarted, want := r.killed, r.restarted, r.nodes
-	s.timing("member-restart", restarted.Sub(killed))
+	s.Timing("member-restart", restarted.Sub(killed))
 	// What the controller-manager logs from here on, it logs with the
 	// Node in place.
 	nodeMark := len(cm.Log())
@@ -82,14 +82,14 @@ func testRotation(t *testing.T, e *env, b Build) {
 		// readyProof does (see holdReady).
 		readyProof := killed.Add(clusterFailureThreshold + 2*DefaultStatusUpdateFrequency)
 		if err := e.holdReady(ctx, name, baseline, readyProof); err != nil {
-			s.errorf("short-lived path: %v", err)
+			s.Errorf("short-lived path: %v", err)
 		} else {
-			s.notef("short-lived path: the Cluster stayed Ready (condition unchanged since %s) through %s after the member went down",
+			s.Notef("short-lived path: the Cluster stayed Ready (condition unchanged since %s) through %s after the member went down",
 				baseline.ReadySince, clusterFailureThreshold+2*DefaultStatusUpdateFrequency)
 		}
 	}
 	if cm.Exited() {
-		s.errorf("%s exited (code %d); a member credential must never stop it", cm.Name(), cm.ExitCode())
+		s.Errorf("%s exited (code %d); a member credential must never stop it", cm.Name(), cm.ExitCode())
 	}
 }
 
@@ -97,50 +97,50 @@ func testRotation(t *testing.T, e *env, b Build) {
 // reports how long after the restart that took: from Restart's return
 // (kube-apiserver ready again) and from the kill. Both include up to one
 // status period and one poll interval of observation delay.
-func rotationPatched(ctx context.Context, s *scenario, e *env, cm *controllerManager, name string, baseline ClusterStatus, want int64, mark int, killed, restarted time.Time) {
+func rotationPatched(ctx context.Context, s *e2ereport.Run, e *env, cm *controllerManager, name string, baseline ClusterStatus, want int64, mark int, killed, restarted time.Time) {
 	st, err := e.waitCollected(ctx, name, want, recoverTimeout)
 	if err != nil {
-		s.outcome(e2ereport.Fail, "long-lived path did not recover: %v", err)
+		s.Outcome(e2ereport.Fail, "long-lived path did not recover: %v", err)
 		return
 	}
-	s.timing("member-kill-to-recovered", time.Since(killed))
+	s.Timing("member-kill-to-recovered", time.Since(killed))
 	// The cluster-status controller collects nodes only in a sync whose
 	// health check passed, so the new count shows the short-lived path
 	// works after the restart; the unchanged transition time shows Ready
 	// never flipped on the way.
 	if st.ReadySince != baseline.ReadySince {
-		s.errorf("short-lived path: the Ready condition changed during the rotation: %s (baseline %s)", st, baseline)
+		s.Errorf("short-lived path: the Ready condition changed during the rotation: %s (baseline %s)", st, baseline)
 	} else {
-		s.notef("short-lived path: the Cluster stayed Ready (condition unchanged since %s); the new node count was collected in a sync whose health check passed", baseline.ReadySince)
+		s.Notef("short-lived path: the Cluster stayed Ready (condition unchanged since %s); the new node count was collected in a sync whose health check passed", baseline.ReadySince)
 	}
-	s.timing("restart-to-recovered", time.Since(restarted))
+	s.Timing("restart-to-recovered", time.Since(restarted))
 	refused := Lines(cm.Log(), mark, NodeInformerUnauthorized)
-	s.notef("long-lived path recovered: %s; node reflector errors with 401 after the restart: %d", st, len(refused))
+	s.Notef("long-lived path recovered: %s; node reflector errors with 401 after the restart: %d", st, len(refused))
 	if lines := Lines(cm.Log(), mark, MemberTokenPickedUp); len(lines) > 0 {
-		s.notef("evidence: %s", lines[0])
+		s.Notef("evidence: %s", lines[0])
 	}
 	if m, err := cm.metrics(ctx); err == nil {
 		cluster := map[string]string{"cluster": name}
-		s.notef("metrics: %s=%v %s=%v %s=%v", MemberUnauthorized, m.Sum(MemberUnauthorized, cluster),
+		s.Notef("metrics: %s=%v %s=%v %s=%v", MemberUnauthorized, m.Sum(MemberUnauthorized, cluster),
 			MemberUnauthorizedRecovered, m.Sum(MemberUnauthorizedRecovered, cluster),
 			MemberUnauthorizedPersisted, m.Sum(MemberUnauthorizedPersisted, cluster))
 	}
-	s.outcome(e2ereport.Pass, "GREEN: the Node created after the restart reached status.nodeSummary")
+	s.Outcome(e2ereport.Pass, "GREEN: the Node created after the restart reached status.nodeSummary")
 }
 
-func rotationPristine(ctx context.Context, s *scenario, e *env, cm *controllerManager, name string, want int64, restartMark, nodeMark int) {
+func rotationPristine(ctx context.Context, s *e2ereport.Run, e *env, cm *controllerManager, name string, want int64, restartMark, nodeMark int) {
 	created := time.Now()
 	obs, err := e.observeBlind(ctx, cm, name, want, nodeMark)
 	if err != nil {
-		s.fatalf("%v", err)
+		s.Fatalf("%v", err)
 	}
-	s.timing("blind-window", time.Since(created))
+	s.Timing("blind-window", time.Since(created))
 	if obs.sawNode {
-		s.outcome(e2ereport.Pass, "the pristine binary saw the Node created after the restart (%s): the suite no longer reproduces the bug", obs.last)
+		s.Outcome(e2ereport.Pass, "the pristine binary saw the Node created after the restart (%s): the suite no longer reproduces the bug", obs.last)
 		return
 	}
-	s.notef("evidence: %s", plainest(Lines(cm.Log(), nodeMark, NodeListUnauthorized), []string{obs.refusal})[0])
-	s.outcome(e2ereport.RedAsExpected, "RED: status.nodeSummary.totalNum stayed %d while the member had %d Nodes; %d status periods after the node reflector was refused (401) with the Node in place, it was still missing (node reflector 401s since the restart: %d)",
+	s.Notef("evidence: %s", plainest(Lines(cm.Log(), nodeMark, NodeListUnauthorized), []string{obs.refusal})[0])
+	s.Outcome(e2ereport.RedAsExpected, "RED: status.nodeSummary.totalNum stayed %d while the member had %d Nodes; %d status periods after the node reflector was refused (401) with the Node in place, it was still missing (node reflector 401s since the restart: %d)",
 		obs.last.Nodes, want, blindSettlePeriods, len(Lines(cm.Log(), restartMark, NodeInformerUnauthorized)))
 }
 

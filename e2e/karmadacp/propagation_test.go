@@ -75,42 +75,42 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 	e := newEnv(t, b)
 	s := begin(t, "propagation", string(b), expected, standIns...)
 	ctx := t.Context()
-	s.timing("control-plane-start", e.started)
+	s.Timing("control-plane-start", e.started)
 
 	m, err := e.cp.JoinPush(ctx, memberName, e.member)
 	if err != nil {
-		s.fatalf("%v", err)
+		s.Fatalf("%v", err)
 	}
 	joined := time.Now()
 	if err := m.WaitReady(ctx, readyTimeout); err != nil {
-		s.fatalf("%v", err)
+		s.Fatalf("%v", err)
 	}
-	s.timing("join-to-ready", time.Since(joined))
+	s.Timing("join-to-ready", time.Since(joined))
 
 	karmadaKube := e.cp.API.Kubernetes()
 	pp, err := e.cp.API.Dynamic().Resource(PropagationPolicyGVR).Namespace(workloadNamespace).Create(ctx, PropagationPolicy(workloadNamespace, policyName, memberName), metav1.CreateOptions{})
 	if err != nil {
-		s.fatalf("creating PropagationPolicy %s/%s: %v", workloadNamespace, policyName, err)
+		s.Fatalf("creating PropagationPolicy %s/%s: %v", workloadNamespace, policyName, err)
 	}
 	// karmada-webhook's mutating webhook gives every policy its permanent
 	// ID: the label shows the webhooks are in the path, not bypassed.
 	if pp.GetLabels()[policyPermanentIDLabel] == "" {
-		s.fatalf("PropagationPolicy %s/%s has no %s label: karmada-webhook did not mutate it", workloadNamespace, policyName, policyPermanentIDLabel)
+		s.Fatalf("PropagationPolicy %s/%s has no %s label: karmada-webhook did not mutate it", workloadNamespace, policyName, policyPermanentIDLabel)
 	}
 	created := time.Now()
 	if _, err := karmadaKube.AppsV1().Deployments(workloadNamespace).Create(ctx, Deployment(workloadNamespace, "web", policyName, 1), metav1.CreateOptions{}); err != nil {
-		s.fatalf("creating Deployment %s/web on Karmada: %v", workloadNamespace, err)
+		s.Fatalf("creating Deployment %s/web on Karmada: %v", workloadNamespace, err)
 	}
 	work, err := e.waitLanded(ctx, "web", 1, landTimeout)
 	if err != nil {
-		s.fatalf("before any rotation: %v", err)
+		s.Fatalf("before any rotation: %v", err)
 	}
-	s.timing("first-propagation", time.Since(created))
-	s.notef("before the rotation: Deployment %s/web landed on %s (Work %s Applied)", workloadNamespace, memberName, work)
+	s.Timing("first-propagation", time.Since(created))
+	s.Notef("before the rotation: Deployment %s/web landed on %s (Work %s Applied)", workloadNamespace, memberName, work)
 
 	memberWeb, err := e.member.Kubernetes().AppsV1().Deployments(workloadNamespace).Get(ctx, "web", metav1.GetOptions{})
 	if err != nil {
-		s.fatalf("reading Deployment %s/web on %s: %v", workloadNamespace, memberName, err)
+		s.Fatalf("reading Deployment %s/web on %s: %v", workloadNamespace, memberName, err)
 	}
 	cm := e.cp.Process(karmadacp.ControllerManager)
 	metricsURL := e.cp.MetricsURL(karmadacp.ControllerManager)
@@ -121,33 +121,33 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 	rotateMark := len(cm.Log())
 	rot, err := m.Rotate(ctx)
 	if err != nil {
-		s.fatalf("%v", err)
+		s.Fatalf("%v", err)
 	}
-	s.notef("rotated: Secret %s/%s holds a token of ServiceAccount %s; %s (the old token's) was deleted and recreated, the member rejects the old token", karmadacp.ClusterNamespace, memberName, rot.To, rot.From)
+	s.Notef("rotated: Secret %s/%s holds a token of ServiceAccount %s; %s (the old token's) was deleted and recreated, the member rejects the old token", karmadacp.ClusterNamespace, memberName, rot.To, rot.From)
 	// From before the kill: what the controller-manager logs from here on,
 	// it logs about the restarted member.
 	mark := len(cm.Log())
 	killed := time.Now()
 	if err := e.member.Restart(ctx); err != nil {
-		s.fatalf("restarting %s: %v", memberName, err)
+		s.Fatalf("restarting %s: %v", memberName, err)
 	}
 	restarted := time.Now()
-	s.timing("member-restart", restarted.Sub(killed))
+	s.Timing("member-restart", restarted.Sub(killed))
 
 	// After the restart: a new workload and an update of the first.
 	if _, err := karmadaKube.AppsV1().Deployments(workloadNamespace).Create(ctx, Deployment(workloadNamespace, "web-2", policyName, 1), metav1.CreateOptions{}); err != nil {
-		s.fatalf("creating Deployment %s/web-2 on Karmada: %v", workloadNamespace, err)
+		s.Fatalf("creating Deployment %s/web-2 on Karmada: %v", workloadNamespace, err)
 	}
 	if err := e.scale(ctx, "web", 2); err != nil {
-		s.fatalf("updating Deployment %s/web on Karmada: %v", workloadNamespace, err)
+		s.Fatalf("updating Deployment %s/web on Karmada: %v", workloadNamespace, err)
 	}
 	// Every step runs whatever the previous one showed, so the report
 	// says each place a pristine build breaks, not only the first.
 	var broke []string
 	fail := func(step string, err error, evidence string) {
 		broke = append(broke, step)
-		s.notef("%s: %v", step, err)
-		s.notef("evidence (%s): %s", step, evidence)
+		s.Notef("%s: %v", step, err)
+		s.Notef("evidence (%s): %s", step, evidence)
 	}
 	timeout := landTimeout
 	if b == karmadacp.Pristine {
@@ -157,7 +157,7 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 	if _, err := e.waitLanded(ctx, "web-2", 1, timeout); err != nil {
 		fail("second Deployment lands", err, firstLine(cm.Log(), mark, WorkSyncFailed, MemberWatchUnauthorized, Unauthorized))
 	} else {
-		s.timing("restart-to-second-deployment", time.Since(restarted))
+		s.Timing("restart-to-second-deployment", time.Since(restarted))
 		want["web-2"] = 1
 	}
 	if _, err := e.waitLanded(ctx, "web", 2, timeout); err != nil {
@@ -168,10 +168,10 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 		// landed after the restart, changing the member object under the
 		// informer that was by then refused.
 		if d, err := e.member.Kubernetes().AppsV1().Deployments(workloadNamespace).Get(ctx, "web", metav1.GetOptions{}); err == nil && d.Generation > memberWeb.Generation {
-			s.notef("update lands: on the member, web went from generation %d to %d with %d replica(s): an update landed after the restart, and the execution controller, whose member informer copy never saw it, has had every later one refused (%d updates refused with 409 Conflict since the restart)", memberWeb.Generation, d.Generation, ptr.Deref(d.Spec.Replicas, 1), len(karmada.Lines(cm.Log(), mark, UpdateConflict)))
+			s.Notef("update lands: on the member, web went from generation %d to %d with %d replica(s): an update landed after the restart, and the execution controller, whose member informer copy never saw it, has had every later one refused (%d updates refused with 409 Conflict since the restart)", memberWeb.Generation, d.Generation, ptr.Deref(d.Spec.Replicas, 1), len(karmada.Lines(cm.Log(), mark, UpdateConflict)))
 		}
 	} else {
-		s.timing("restart-to-update", time.Since(restarted))
+		s.Timing("restart-to-update", time.Since(restarted))
 		want["web"] = 2
 	}
 
@@ -181,62 +181,62 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 	// the latest generation whatever its status).
 	for _, name := range []string{"web", "web-2"} {
 		if err := e.writeMemberStatus(ctx, name); err != nil {
-			s.fatalf("writing the status of Deployment %s/%s on %s: %v", workloadNamespace, name, memberName, err)
+			s.Fatalf("writing the status of Deployment %s/%s on %s: %v", workloadNamespace, name, memberName, err)
 		}
 	}
 	written := time.Now()
 	writtenMark := len(cm.Log())
 	switch {
 	case len(want) == 0:
-		s.notef("status aggregated: not checked, no Deployment landed after the restart")
+		s.Notef("status aggregated: not checked, no Deployment landed after the restart")
 	case b == karmadacp.Patched:
 		if err := e.waitAggregated(ctx, want, statusTimeout, nil); err != nil {
 			fail("status aggregated", err, firstLine(cm.Log(), mark, MemberWatchUnauthorized, Unauthorized))
 		} else {
-			s.timing("status-write-to-aggregated", time.Since(written))
-			s.timing("restart-to-aggregated", time.Since(restarted))
+			s.Timing("status-write-to-aggregated", time.Since(written))
+			s.Timing("restart-to-aggregated", time.Since(restarted))
 		}
 	default:
 		err := e.waitAggregated(ctx, want, reflectorRetryBound+blindSettle, blindWindow(cm.Log, writtenMark))
 		switch {
 		case err == nil:
-			s.timing("status-write-to-aggregated", time.Since(written))
+			s.Timing("status-write-to-aggregated", time.Since(written))
 		case errBlind(err):
 			fail("status aggregated", err, firstLine(cm.Log(), writtenMark, MemberWatchUnauthorized))
 		default:
-			s.fatalf("%v", err)
+			s.Fatalf("%v", err)
 		}
 	}
 
 	if cm.Exited() {
-		s.errorf("%s exited (code %d); a member credential must never stop it", cm.Name(), cm.ExitCode())
+		s.Errorf("%s exited (code %d); a member credential must never stop it", cm.Name(), cm.ExitCode())
 	}
-	s.notef("member Deployment informer 401s logged since the restart: %d", len(karmada.Lines(cm.Log(), mark, MemberWatchUnauthorized)))
+	s.Notef("member Deployment informer 401s logged since the restart: %d", len(karmada.Lines(cm.Log(), mark, MemberWatchUnauthorized)))
 	if b == karmadacp.Patched {
 		if lines := karmada.Lines(cm.Log(), rotateMark, MemberTokenPickedUp); len(lines) > 0 {
-			s.notef("evidence: %s", lines[0])
+			s.Notef("evidence: %s", lines[0])
 		}
 		if mt, err := karmada.ScrapeMetrics(ctx, metricsURL); err == nil {
 			d := mt.MemberCredential(memberName).Sub(before)
-			s.notef("membercred counters over the rotation and restart: %s", d)
+			s.Notef("membercred counters over the rotation and restart: %s", d)
 			// Which of membercred's two paths carried the rotation (see
 			// docs/e2e.md, issue 16).
 			if d.Unauthorized == 0 && d.Refreshes > 0 {
-				s.notef("path: the shared token source re-read the Secret at a client build that found the new token, before the old one was revoked; the restarted watches relisted with the new token, no 401 to replay")
+				s.Notef("path: the shared token source re-read the Secret at a client build that found the new token, before the old one was revoked; the restarted watches relisted with the new token, no 401 to replay")
 			} else if d.Recovered > 0 {
-				s.notef("path: member 401s replayed with the token re-read from the Secret (%v recovered)", d.Recovered)
+				s.Notef("path: member 401s replayed with the token re-read from the Secret (%v recovered)", d.Recovered)
 			}
 		}
 	}
 	switch {
 	case len(broke) == 0 && b == karmadacp.Pristine:
-		s.outcome(e2ereport.Pass, "the pristine build propagated and aggregated status after the rotation: the scenario no longer reproduces the bug")
+		s.Outcome(e2ereport.Pass, "the pristine build propagated and aggregated status after the rotation: the scenario no longer reproduces the bug")
 	case len(broke) == 0:
-		s.outcome(e2ereport.Pass, "GREEN: after rotation, revocation and restart, web-2 and web's update landed and both Deployments' member status was aggregated on Karmada")
+		s.Outcome(e2ereport.Pass, "GREEN: after rotation, revocation and restart, web-2 and web's update landed and both Deployments' member status was aggregated on Karmada")
 	case b == karmadacp.Pristine:
-		s.outcome(e2ereport.RedAsExpected, "RED at %s", strings.Join(broke, "; "))
+		s.Outcome(e2ereport.RedAsExpected, "RED at %s", strings.Join(broke, "; "))
 	default:
-		s.outcome(e2ereport.Fail, "broke at %s", strings.Join(broke, "; "))
+		s.Outcome(e2ereport.Fail, "broke at %s", strings.Join(broke, "; "))
 	}
 }
 

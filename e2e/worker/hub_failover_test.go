@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/pkg/hubfollow/hubfollowtest"
 )
 
@@ -72,7 +73,7 @@ func TestHubFailover(t *testing.T) {
 		bin, err := findWorkerBinary(env.root, true)
 		if err != nil {
 			sc := beginScenario(t, suiteFailover, "failover (pristine upstream)", workerBinary{Pristine: true})
-			sc.note("not run: %v", err)
+			sc.Notef("not run: %v", err)
 			t.Skip("the pristine comparison is optional: " + err.Error())
 		}
 		testFailover(t, env, bin)
@@ -87,7 +88,7 @@ func environmentFor(t *testing.T, suite string) *environment {
 	env, err := sharedEnvironment()
 	if err != nil {
 		sc := beginScenario(t, suite, "setup: clusters, CRDs, credentials, binaries", workerBinary{})
-		sc.fatalf("setting up: %v", err)
+		sc.Fatalf("setting up: %v", err)
 	}
 	return env
 }
@@ -111,14 +112,14 @@ func (e *environment) settings(t *testing.T, secondary *hubAccess) workerSetting
 // startFollowing resets both hubs, has both publish claim, and starts a
 // worker following both; it returns once the worker has reconciled its
 // Cluster on hub-a.
-func (e *environment) startFollowing(t *testing.T, sc *scenario, name string, s workerSettings) *runningWorker {
+func (e *environment) startFollowing(t *testing.T, sc *e2ereport.Run, name string, s workerSettings) *runningWorker {
 	ctx := context.Background()
-	sc.check(e.resetHubs(ctx))
+	sc.Check(e.resetHubs(ctx))
 	_, err := e.publishOnBoth(ctx, e.hubA.claim())
-	sc.check(err)
+	sc.Check(err)
 	w := e.startWorker(t, name, e.binary, s)
-	sc.check(w.waitReconciled(ctx, e.hubA))
-	sc.timing("start-to-connected", time.Since(w.started))
+	sc.Check(w.waitReconciled(ctx, e.hubA))
+	sc.Timing("start-to-connected", time.Since(w.started))
 	return w
 }
 
@@ -128,26 +129,26 @@ func (e *environment) startFollowing(t *testing.T, sc *scenario, name string, s 
 func testSecondaryUnset(t *testing.T, env *environment) {
 	sc := beginScenario(t, suiteFailover, "secondary unset: connects to the primary, never contacts the secondary", env.binary)
 	ctx := context.Background()
-	sc.check(env.resetHubs(ctx))
+	sc.Check(env.resetHubs(ctx))
 	// Claims that would move a following worker: with the feature off they must not matter.
 	_, err := env.publishOnBoth(ctx, env.hubB.claim())
-	sc.check(err)
+	sc.Check(err)
 	marks := map[*hub]int{}
 	for _, h := range []*hub{env.hubA, env.hubB} {
 		seen, err := h.workerRequests()
-		sc.check(err)
+		sc.Check(err)
 		marks[h] = len(seen)
 	}
 
 	s := env.settings(t, &hubAccess{TokenFile: env.hubB.access.TokenFile, CAFile: env.hubB.access.CAFile})
 	w := env.startWorker(t, "secondary-unset", env.binary, s)
-	sc.check(w.waitReconciled(ctx, env.hubA))
-	sc.timing("start-to-connected", time.Since(w.started))
+	sc.Check(w.waitReconciled(ctx, env.hubA))
+	sc.Timing("start-to-connected", time.Since(w.started))
 
 	m, err := w.metrics(ctx)
-	sc.check(err)
+	sc.Check(err)
 	if got := m.withPrefix("kubeslice_worker_hub_"); len(got) != 0 {
-		sc.fatalf("with the feature off the worker registers no follower metric, but serves %v", got)
+		sc.Fatalf("with the feature off the worker registers no follower metric, but serves %v", got)
 	}
 	// Startup resolution would have read hub-b before the hub manager
 	// connected anywhere, so hub-b's log already holds any such request.
@@ -156,25 +157,25 @@ func testSecondaryUnset(t *testing.T, env *environment) {
 	window := 3 * resolveInterval
 	select {
 	case <-w.proc.Done():
-		sc.fatalf("%v", w.errExited())
+		sc.Fatalf("%v", w.errExited())
 	case <-time.After(window):
 	}
 	toA, err := env.hubA.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 	toB, err := env.hubB.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 	toA, toB = toA[marks[env.hubA]:], toB[marks[env.hubB]:]
 	if len(toB) != 0 {
-		sc.fatalf("hub-b's audit log has %d requests from the worker (first: %s %s, code %d); with the secondary unset it must have none",
+		sc.Fatalf("hub-b's audit log has %d requests from the worker (first: %s %s, code %d); with the secondary unset it must have none",
 			len(toB), toB[0].Verb, toB[0].RequestURI, toB[0].ResponseStatus.Code)
 	}
 	if len(toA) == 0 {
-		sc.fatalf("hub-a's audit log has no request from the worker: the audit observable is broken, so hub-b's silence proves nothing")
+		sc.Fatalf("hub-a's audit log has no request from the worker: the audit observable is broken, so hub-b's silence proves nothing")
 	}
 	if ok, err := env.hubB.reconciledByWorker(ctx); err != nil || ok {
-		sc.fatalf("hub-b's Cluster was reconciled by the worker (%v)", err)
+		sc.Fatalf("hub-b's Cluster was reconciled by the worker (%v)", err)
 	}
-	sc.note("hub-a's audit log: %d requests from the worker; hub-b's: 0, %s after the worker connected", len(toA), window)
+	sc.Notef("hub-a's audit log: %d requests from the worker; hub-b's: 0, %s after the worker connected", len(toA), window)
 }
 
 // quietPeriod is how long hub-a's audit log must gain no request from the
@@ -200,7 +201,7 @@ func testSecondaryUnsetRequests(t *testing.T, env *environment) {
 	sc := beginScenario(t, suiteFailover, "secondary unset: the same hub requests as pristine v1.6.4 (audit log)", env.binary)
 	pristine, err := findWorkerBinary(env.root, true)
 	if err != nil {
-		sc.note("not run: %v", err)
+		sc.Notef("not run: %v", err)
 		t.Skip("the comparison needs the pristine binary: " + err.Error())
 	}
 	// The window ends on the worker's state (settled), not on a clock, so
@@ -224,24 +225,24 @@ func testSecondaryUnsetRequests(t *testing.T, env *environment) {
 		if got[kindStatusUpdate] == want[kindStatusUpdate] {
 			break
 		}
-		sc.note("attempt %d not comparable: %d status updates of the Cluster (patched) against %d (pristine)",
+		sc.Notef("attempt %d not comparable: %d status updates of the Cluster (patched) against %d (pristine)",
 			i, got[kindStatusUpdate], want[kindStatusUpdate])
 		if i == attempts {
-			sc.fatalf("in %d attempts the patched and pristine workers never did the same number of status updates; last:\npatched:  %s\npristine: %s",
+			sc.Fatalf("in %d attempts the patched and pristine workers never did the same number of status updates; last:\npatched:  %s\npristine: %s",
 				attempts, formatMultiset(got), formatMultiset(want))
 		}
 	}
 	// Which resources are watched is compared, not how often a watch was
 	// re-opened (watchesOnce).
 	if d := multisetDiff(watchesOnce(got), watchesOnce(want)); len(d) != 0 {
-		sc.fatalf("with the secondary unset the patched worker's requests to hub-a differ from pristine v1.6.4's: %s\npatched:  %s\npristine: %s",
+		sc.Fatalf("with the secondary unset the patched worker's requests to hub-a differ from pristine v1.6.4's: %s\npatched:  %s\npristine: %s",
 			strings.Join(d, "; "), formatMultiset(got), formatMultiset(want))
 	}
 	total := 0
 	for _, n := range got {
 		total += n
 	}
-	sc.note("hub-a's audit log, start to settled: the same requests by verb/resource/subresource (watches: which resources), "+
+	sc.Notef("hub-a's audit log, start to settled: the same requests by verb/resource/subresource (watches: which resources), "+
 		"409 Conflicts left out; patched sent %d: %s; pristine: %s", total, formatMultiset(got), formatMultiset(want))
 }
 
@@ -254,24 +255,24 @@ const kindStatusUpdate = "update clusters/status"
 // reconciled its Cluster on hub-a and hub-a's audit log has gained nothing
 // from it for quietPeriod, stops it, and returns its requests to hub-a by
 // kind. hub-b must have received none.
-func (e *environment) settledRequests(t *testing.T, sc *scenario, name string, bin workerBinary) map[string]int {
+func (e *environment) settledRequests(t *testing.T, sc *e2ereport.Run, name string, bin workerBinary) map[string]int {
 	ctx := context.Background()
-	sc.check(e.resetHubs(ctx))
-	sc.check(e.hubA.removeFinalizers(ctx))
+	sc.Check(e.resetHubs(ctx))
+	sc.Check(e.hubA.removeFinalizers(ctx))
 	_, err := e.publishOnBoth(ctx, e.hubB.claim())
-	sc.check(err)
+	sc.Check(err)
 	marks := map[*hub]int{}
 	for _, h := range []*hub{e.hubA, e.hubB} {
 		seen, err := h.workerRequests()
-		sc.check(err)
+		sc.Check(err)
 		marks[h] = len(seen)
 	}
 	s := e.settings(t, &hubAccess{TokenFile: e.hubB.access.TokenFile, CAFile: e.hubB.access.CAFile})
 	w := e.startWorker(t, name, bin, s)
-	sc.check(w.waitReconciled(ctx, e.hubA))
+	sc.Check(w.waitReconciled(ctx, e.hubA))
 	var last int
 	lastChange := time.Now()
-	sc.check(waitUntil(ctx, w, fmt.Sprintf("hub-a's audit log to gain no request from the worker for %s", quietPeriod), func(context.Context) (bool, error) {
+	sc.Check(waitUntil(ctx, w, fmt.Sprintf("hub-a's audit log to gain no request from the worker for %s", quietPeriod), func(context.Context) (bool, error) {
 		events, err := e.hubA.workerRequests()
 		if err != nil {
 			return false, err
@@ -283,17 +284,17 @@ func (e *environment) settledRequests(t *testing.T, sc *scenario, name string, b
 		return time.Since(lastChange) >= quietPeriod, nil
 	}))
 	events, err := e.hubA.workerRequests()
-	sc.check(err)
-	sc.timing(name+": start-to-settled", lastChange.Sub(w.started))
-	sc.check(w.proc.Stop(stopGrace))
+	sc.Check(err)
+	sc.Timing(name+": start-to-settled", lastChange.Sub(w.started))
+	sc.Check(w.proc.Stop(stopGrace))
 	toB, err := e.hubB.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 	if n := len(toB) - marks[e.hubB]; n != 0 {
-		sc.fatalf("%s sent hub-b %d requests with the secondary unset", name, n)
+		sc.Fatalf("%s sent hub-b %d requests with the secondary unset", name, n)
 	}
 	kept, conflicts := withoutConflicts(events[marks[e.hubA]:])
 	if conflicts > 0 {
-		sc.note("%s: %d requests answered 409 Conflict (a write racing the worker's cache, retried) left out of the comparison", name, conflicts)
+		sc.Notef("%s: %d requests answered 409 Conflict (a write racing the worker's cache, retried) left out of the comparison", name, conflicts)
 	}
 	return requestMultiset(kept)
 }
@@ -309,84 +310,84 @@ func testFailover(t *testing.T, env *environment, bin workerBinary) {
 	}
 	sc := beginScenario(t, suiteFailover, name, bin)
 	ctx := context.Background()
-	sc.check(env.resetHubs(ctx))
+	sc.Check(env.resetHubs(ctx))
 	_, err := env.publishOnBoth(ctx, env.hubA.claim())
-	sc.check(err)
+	sc.Check(err)
 	s := env.settings(t, &env.hubB.access)
 	aMark, err := env.hubA.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 	run := "failover"
 	if bin.Pristine {
 		run += "-pristine"
 	}
 	w := env.startWorker(t, run+"-1", bin, s)
-	sc.check(w.waitReconciled(ctx, env.hubA))
-	sc.timing("start-to-connected", time.Since(w.started))
+	sc.Check(w.waitReconciled(ctx, env.hubA))
+	sc.Timing("start-to-connected", time.Since(w.started))
 	if !bin.Pristine {
 		_, err = w.waitMetric(ctx, seriesActive("primary"), equals(1))
-		sc.check(err)
+		sc.Check(err)
 		// The Standby accepts the worker's credential: the precondition of following it.
 		_, err = w.waitMetric(ctx, seriesCredentialAccepted("secondary"), equals(1))
-		sc.check(err)
+		sc.Check(err)
 		noteErasedClaim(ctx, sc, env, len(aMark))
 	}
 	bMark, err := env.hubB.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 
 	claimed, err := env.publishOnBoth(ctx, env.hubB.claim())
-	sc.check(err)
+	sc.Check(err)
 	limit := resolveInterval*switchConfirmations + exitMargin
 	if bin.Pristine {
 		expectStaysOnPrimary(ctx, sc, env, w, limit, len(bMark))
 		return
 	}
 	exited, err := w.waitExit(limit)
-	sc.check(err)
-	sc.timing("claim-to-exit", exited.Sub(claimed))
+	sc.Check(err)
+	sc.Timing("claim-to-exit", exited.Sub(claimed))
 	if code := w.proc.ExitCode(); code != 0 {
-		sc.fatalf("exit code after a confirmed switch = %d, want 0 (a clean stop)", code)
+		sc.Fatalf("exit code after a confirmed switch = %d, want 0 (a clean stop)", code)
 	}
 	log := w.proc.Log()
 	if !strings.Contains(log, logSwitch) {
-		sc.fatalf("the worker exited without logging %q", logSwitch)
+		sc.Fatalf("the worker exited without logging %q", logSwitch)
 	}
 	checkNoToken(sc, log, env.hubA.access.TokenFile, env.hubB.access.TokenFile, env.ownTokenFile(workerSA))
 	if ok, err := env.hubB.reconciledByWorker(ctx); err != nil || ok {
-		sc.fatalf("hub-b's Cluster was reconciled before the restart (%v): the evidence below would prove nothing", err)
+		sc.Fatalf("hub-b's Cluster was reconciled before the restart (%v): the evidence below would prove nothing", err)
 	}
 
 	restarted := env.startWorker(t, run+"-2", bin, s)
-	sc.check(restarted.waitReconciled(ctx, env.hubB))
+	sc.Check(restarted.waitReconciled(ctx, env.hubB))
 	now := time.Now()
-	sc.timing("restart-to-connected-b", now.Sub(restarted.started))
-	sc.timing("claim-to-connected-b", now.Sub(claimed))
+	sc.Timing("restart-to-connected-b", now.Sub(restarted.started))
+	sc.Timing("claim-to-connected-b", now.Sub(claimed))
 	_, err = restarted.waitMetric(ctx, seriesActive("secondary"), equals(1))
-	sc.check(err)
+	sc.Check(err)
 	_, err = restarted.waitMetric(ctx, seriesActive("primary"), equals(0))
-	sc.check(err)
-	sc.note("followed: exit code 0 with %q; restarted, the worker reconciled its Cluster on hub-b and reports %s 1",
+	sc.Check(err)
+	sc.Notef("followed: exit code 0 with %q; restarted, the worker reconciled its Cluster on hub-b and reports %s 1",
 		logSwitch, seriesActive("secondary"))
 }
 
 // expectStaysOnPrimary is the pristine side of the failover: given the time
 // the patched worker is given to follow, the pristine worker keeps running
 // against hub-a and never sends hub-b a request (it does not know hub-b).
-func expectStaysOnPrimary(ctx context.Context, sc *scenario, env *environment, w *runningWorker, window time.Duration, bMark int) {
+func expectStaysOnPrimary(ctx context.Context, sc *e2ereport.Run, env *environment, w *runningWorker, window time.Duration, bMark int) {
 	select {
 	case <-w.proc.Done():
-		sc.fatalf("the pristine worker exited (code %d) after both hubs named hub-b: upstream may follow hub failover now; see %s",
+		sc.Fatalf("the pristine worker exited (code %d) after both hubs named hub-b: upstream may follow hub failover now; see %s",
 			w.proc.ExitCode(), w.proc.LogFile())
 	case <-time.After(window):
 	}
 	toB, err := env.hubB.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 	if n := len(toB) - bMark; n != 0 {
-		sc.fatalf("the pristine worker sent hub-b %d requests: upstream may follow hub failover now", n)
+		sc.Fatalf("the pristine worker sent hub-b %d requests: upstream may follow hub failover now", n)
 	}
 	if ok, err := env.hubA.reconciledByWorker(ctx); err != nil || !ok {
-		sc.fatalf("the pristine worker no longer reconciles its Cluster on hub-a (%v)", err)
+		sc.Fatalf("the pristine worker no longer reconciles its Cluster on hub-a (%v)", err)
 	}
-	sc.note("RED as expected: %s after both hubs named hub-b the pristine worker still runs against hub-a and has sent hub-b nothing", window)
+	sc.Notef("RED as expected: %s after both hubs named hub-b the pristine worker still runs against hub-a and has sent hub-b nothing", window)
 }
 
 // noteErasedClaim records what the worker's own status writes did to the
@@ -398,11 +399,11 @@ func expectStaysOnPrimary(ctx context.Context, sc *scenario, env *environment, w
 // carries the claim through the update. Following works either way (from the
 // other hub's copy); the note keeps the observation, with its evidence, in
 // the report.
-func noteErasedClaim(ctx context.Context, sc *scenario, env *environment, auditMark int) {
+func noteErasedClaim(ctx context.Context, sc *e2ereport.Run, env *environment, auditMark int) {
 	id, err := env.hubA.published(ctx)
-	sc.check(err)
+	sc.Check(err)
 	events, err := env.hubA.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 	updates := 0
 	for _, e := range events[auditMark:] {
 		if e.Verb == "update" && strings.HasSuffix(strings.SplitN(e.RequestURI, "?", 2)[0], "/clusters/"+clusterName+"/status") {
@@ -410,22 +411,22 @@ func noteErasedClaim(ctx context.Context, sc *scenario, env *environment, auditM
 		}
 	}
 	if id != "" {
-		sc.note("observed: hub-a's status.activeController (%s) survived the worker's %d status updates of its Cluster", id, updates)
+		sc.Notef("observed: hub-a's status.activeController (%s) survived the worker's %d status updates of its Cluster", id, updates)
 		return
 	}
-	sc.note("observed: the claim hub-a published before the worker started is gone after the worker's %d status updates (PUT .../clusters/%s/status) "+
+	sc.Notef("observed: the claim hub-a published before the worker started is gone after the worker's %d status updates (PUT .../clusters/%s/status) "+
 		"of its Cluster on hub-a: v1.6.4 writes the status with kubeslice/apis v0.4.0's typed Cluster, which lacks activeController, "+
 		"so the worker erases the claim on the hub it is connected to; it follows hub-b's copy", updates, clusterName)
 }
 
 // checkNoToken fails the scenario if a token the worker was given (read
 // from the files now, before any of them is replaced) appears in its log.
-func checkNoToken(sc *scenario, log string, tokenFiles ...string) {
+func checkNoToken(sc *e2ereport.Run, log string, tokenFiles ...string) {
 	for _, f := range tokenFiles {
 		token, err := os.ReadFile(f)
-		sc.check(err)
+		sc.Check(err)
 		if t := strings.TrimSpace(string(token)); t != "" && strings.Contains(log, t) {
-			sc.fatalf("the worker's log contains the token from %s", f)
+			sc.Fatalf("the worker's log contains the token from %s", f)
 		}
 	}
 }
@@ -439,27 +440,27 @@ func testUnconfiguredEndpoint(t *testing.T, env *environment) {
 
 	rogue := hubfollowtest.Claim{Identity: "hub-c", Endpoint: "https://hub-c.example:6443", CABundle: env.hubB.cp.CAData(), LastUpdated: time.Now()}
 	claimed, err := env.publishOnBoth(ctx, rogue)
-	sc.check(err)
+	sc.Check(err)
 	// The window: a claim the worker accepted would stop it after
 	// switchConfirmations polls; hub-b's copy (the one the worker does not
 	// overwrite) is rejected, and counted, on every poll, so waiting for two
 	// polls more than that proves the worker saw it, refused it, and stayed.
 	polls := float64(switchConfirmations + 2)
 	_, err = w.waitMetric(ctx, seriesProbeErrors("secondary", "rejected_endpoint"), atLeast(polls))
-	sc.check(err)
-	sc.timing("rejection-window", time.Since(claimed))
+	sc.Check(err)
+	sc.Timing("rejection-window", time.Since(claimed))
 	m, err := w.metrics(ctx)
-	sc.check(err)
+	sc.Check(err)
 	if v, _ := m.value(seriesSwitches); v != 0 {
-		sc.fatalf("%s = %v after a rejected claim, want 0", seriesSwitches, v)
+		sc.Fatalf("%s = %v after a rejected claim, want 0", seriesSwitches, v)
 	}
 	if v, _ := m.value(seriesActive("primary")); v != 1 {
-		sc.fatalf("%s = %v, want 1", seriesActive("primary"), v)
+		sc.Fatalf("%s = %v, want 1", seriesActive("primary"), v)
 	}
 	if w.countLog(logRejected) == 0 {
-		sc.fatalf("the worker did not log %q", logRejected)
+		sc.Fatalf("the worker did not log %q", logRejected)
 	}
-	sc.note("%v consecutive polls rejected hub-b's claim naming %s; no switch, still connected to hub-a", polls, rogue.Endpoint)
+	sc.Notef("%v consecutive polls rejected hub-b's claim naming %s; no switch, still connected to hub-a", polls, rogue.Endpoint)
 }
 
 // testHungSecondary: the secondary accepts TCP connections and never answers.
@@ -468,7 +469,7 @@ func testUnconfiguredEndpoint(t *testing.T, env *environment) {
 func testHungSecondary(t *testing.T, env *environment) {
 	sc := beginScenario(t, suiteFailover, "a hung secondary does not delay startup beyond the probe timeout", env.binary)
 	ctx := context.Background()
-	sc.check(env.resetHubs(ctx)) // nothing published: the worker takes the primary
+	sc.Check(env.resetHubs(ctx)) // nothing published: the worker takes the primary
 	hung := hungListener(t)
 
 	s := env.settings(t, &hubAccess{Endpoint: "https://" + hung.addr, TokenFile: env.hubB.access.TokenFile, CAFile: env.hubB.access.CAFile})
@@ -478,27 +479,27 @@ func testHungSecondary(t *testing.T, env *environment) {
 	w := env.startWorker(t, "hung-secondary", env.binary, s)
 	// Resolution runs between these two lines of main. Observing the first
 	// late can only shorten the measurement, so the bound below stays sound.
-	sc.check(w.proc.WaitForLog(ctx, logBeforeResolve))
+	sc.Check(w.proc.WaitForLog(ctx, logBeforeResolve))
 	before := time.Now()
-	sc.check(w.proc.WaitForLog(ctx, logConnected))
+	sc.Check(w.proc.WaitForLog(ctx, logConnected))
 	resolution := time.Since(before)
-	sc.timing("startup-resolution", resolution)
-	sc.timing("start-to-resolved", time.Since(w.started))
+	sc.Timing("startup-resolution", resolution)
+	sc.Timing("start-to-resolved", time.Since(w.started))
 	// Without the bound, the read of the hung hub would end at client-go's
 	// TLS handshake timeout (10s) at the earliest, or never; the margin for
 	// a loaded machine keeps the limit well under that.
 	const margin = 3 * time.Second
 	if limit := s.ResolveTimeout + margin; resolution > limit {
-		sc.fatalf("startup resolution took %s with a hung secondary; the resolve timeout is %s (limit %s)", resolution, s.ResolveTimeout, limit)
+		sc.Fatalf("startup resolution took %s with a hung secondary; the resolve timeout is %s (limit %s)", resolution, s.ResolveTimeout, limit)
 	}
 	if hung.accepted() == 0 {
-		sc.fatalf("the worker never dialled the hung secondary: the scenario tested nothing")
+		sc.Fatalf("the worker never dialled the hung secondary: the scenario tested nothing")
 	}
-	sc.check(w.waitReconciled(ctx, env.hubA))
-	sc.timing("start-to-connected", time.Since(w.started))
+	sc.Check(w.waitReconciled(ctx, env.hubA))
+	sc.Timing("start-to-connected", time.Since(w.started))
 	_, err := w.waitMetric(ctx, seriesProbeErrors("secondary", "timeout"), atLeast(1))
-	sc.check(err)
-	sc.note("the hung secondary accepted %d connections and answered none; startup resolution took %s (timeout %s), then the worker connected to hub-a",
+	sc.Check(err)
+	sc.Notef("the hung secondary accepted %d connections and answered none; startup resolution took %s (timeout %s), then the worker connected to hub-a",
 		hung.accepted(), resolution.Round(time.Millisecond), s.ResolveTimeout)
 }
 
@@ -562,26 +563,26 @@ func testFlappingClaim(t *testing.T, env *environment) {
 	began := time.Now()
 	for i := 1; i <= flips; i++ {
 		_, err := env.publishOnBoth(ctx, env.hubB.claim())
-		sc.check(err)
-		sc.check(waitUntil(ctx, w, fmt.Sprintf("poll %d to see hub-b named (log %q)", 2*i-1, logWaiting), func(context.Context) (bool, error) {
+		sc.Check(err)
+		sc.Check(waitUntil(ctx, w, fmt.Sprintf("poll %d to see hub-b named (log %q)", 2*i-1, logWaiting), func(context.Context) (bool, error) {
 			return w.countLog(logWaiting) >= i, nil
 		}))
 		_, err = env.publishOnBoth(ctx, env.hubA.claim())
-		sc.check(err)
-		sc.check(waitUntil(ctx, w, fmt.Sprintf("poll %d to see hub-a named again (log %q)", 2*i, logStaying), func(context.Context) (bool, error) {
+		sc.Check(err)
+		sc.Check(waitUntil(ctx, w, fmt.Sprintf("poll %d to see hub-a named again (log %q)", 2*i, logStaying), func(context.Context) (bool, error) {
 			return w.countLog(logStaying) >= i, nil
 		}))
 	}
-	sc.timing("flapping", time.Since(began))
+	sc.Timing("flapping", time.Since(began))
 	m, err := w.metrics(ctx)
-	sc.check(err)
+	sc.Check(err)
 	if v, _ := m.value(seriesSwitches); v != 0 {
-		sc.fatalf("%s = %v after a flapping claim, want 0", seriesSwitches, v)
+		sc.Fatalf("%s = %v after a flapping claim, want 0", seriesSwitches, v)
 	}
 	if strings.Contains(w.proc.Log(), logSwitch) {
-		sc.fatalf("the worker logged %q", logSwitch)
+		sc.Fatalf("the worker logged %q", logSwitch)
 	}
-	sc.note("%d flips (hub-b, hub-a) in step with the polls: each seen once (%q), each abandoned (%q); no switch",
+	sc.Notef("%d flips (hub-b, hub-a) in step with the polls: each seen once (%q), each abandoned (%q); no switch",
 		flips, logWaiting, logStaying)
 }
 
@@ -593,20 +594,20 @@ func testStandbyRejectsCredential(t *testing.T, env *environment) {
 	ctx := context.Background()
 	w := env.startFollowing(t, sc, "standby-rejects-credential", env.settings(t, &env.hubB.access))
 	_, err := w.waitMetric(ctx, seriesCredentialAccepted("secondary"), equals(1))
-	sc.check(err)
+	sc.Check(err)
 	mark, err := env.hubB.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 
 	token, err := os.ReadFile(env.hubB.access.TokenFile)
-	sc.check(err)
+	sc.Check(err)
 	began := time.Now()
 	// Returns once hub-b rejects the worker's token. The worker reads hub-b
 	// every second, so the API server's authentication cache holds the token
 	// and keeps accepting it for up to 10s after the deletion: that wait is
 	// the server's, and "revocation" measures it.
-	sc.check(env.hubB.cp.RevokeServiceAccount(ctx, projectNamespace, workerSA, strings.TrimSpace(string(token))))
+	sc.Check(env.hubB.cp.RevokeServiceAccount(ctx, projectNamespace, workerSA, strings.TrimSpace(string(token))))
 	revoked := time.Now()
-	sc.timing("revocation", revoked.Sub(began))
+	sc.Timing("revocation", revoked.Sub(began))
 	t.Cleanup(func() {
 		// Later scenarios (and the next run's setup) need a credential hub-b accepts.
 		if err := env.mintHubToken(context.Background(), env.hubB); err != nil {
@@ -614,23 +615,23 @@ func testStandbyRejectsCredential(t *testing.T, env *environment) {
 		}
 	})
 	_, err = w.waitMetric(ctx, seriesCredentialAccepted("secondary"), equals(0))
-	sc.check(err)
-	sc.timing("revoked-to-metric", time.Since(revoked))
+	sc.Check(err)
+	sc.Timing("revoked-to-metric", time.Since(revoked))
 	_, err = w.waitMetric(ctx, seriesProbeErrors("secondary", "unauthorized"), atLeast(1))
-	sc.check(err)
+	sc.Check(err)
 	m, err := w.metrics(ctx)
-	sc.check(err)
+	sc.Check(err)
 	for series, want := range map[string]float64{
 		seriesCredentialAccepted("primary"): 1,
 		seriesActive("primary"):             1,
 		seriesSwitches:                      0,
 	} {
 		if v, _ := m.value(series); v != want {
-			sc.fatalf("%s = %v, want %v", series, v, want)
+			sc.Fatalf("%s = %v, want %v", series, v, want)
 		}
 	}
 	events, err := env.hubB.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 	rejected := 0
 	for _, e := range events[len(mark):] {
 		if e.ResponseStatus.Code == 401 {
@@ -638,9 +639,9 @@ func testStandbyRejectsCredential(t *testing.T, env *environment) {
 		}
 	}
 	if rejected == 0 {
-		sc.fatalf("hub-b's audit log shows no 401 for the worker's requests after the revocation")
+		sc.Fatalf("hub-b's audit log shows no 401 for the worker's requests after the revocation")
 	}
-	sc.note("hub-b answered the worker's probes 401 (%d in its audit log); %s 0 and %s counting, still connected to hub-a",
+	sc.Notef("hub-b answered the worker's probes 401 (%d in its audit log); %s 0 and %s counting, still connected to hub-a",
 		rejected, seriesCredentialAccepted("secondary"), seriesProbeErrors("secondary", "unauthorized"))
 }
 
@@ -659,18 +660,18 @@ func testStandbyRejectsCredential(t *testing.T, env *environment) {
 func testStaleStandbyClaim(t *testing.T, env *environment) {
 	sc := beginScenario(t, suiteFailover, "hubs disagree: the fresher claim (hub-a) wins over a stale Standby copy", env.binary)
 	ctx := context.Background()
-	sc.check(env.resetHubs(ctx))
+	sc.Check(env.resetHubs(ctx))
 	stale := env.hubB.claim()
 	stale.LastUpdated = time.Now().Add(-time.Hour)
-	sc.check(env.hubB.publish(ctx, &stale))
+	sc.Check(env.hubB.publish(ctx, &stale))
 	fresh := env.hubA.claim()
-	sc.check(env.hubA.publish(ctx, &fresh))
+	sc.Check(env.hubA.publish(ctx, &fresh))
 	mark, err := env.hubB.workerRequests()
-	sc.check(err)
+	sc.Check(err)
 
 	w := env.startWorker(t, "stale-standby-claim", env.binary, env.settings(t, &env.hubB.access))
-	sc.check(w.waitReconciled(ctx, env.hubA))
-	sc.timing("start-to-connected", time.Since(w.started))
+	sc.Check(w.waitReconciled(ctx, env.hubA))
+	sc.Timing("start-to-connected", time.Since(w.started))
 	// The window counts polls, read off hub-b's audit log (every request
 	// the worker sends hub-b while connected to hub-a is a probe): a switch
 	// to hub-b would be confirmed after switchConfirmations polls; two more
@@ -685,14 +686,14 @@ func testStaleStandbyClaim(t *testing.T, env *environment) {
 	})
 	if w.proc.Exited() {
 		published, _ := env.hubA.published(ctx)
-		sc.fatalf("the worker switched to hub-b on its stale claim (exit code %d, %q): hub-a's fresher claim was gone "+
+		sc.Fatalf("the worker switched to hub-b on its stale claim (exit code %d, %q): hub-a's fresher claim was gone "+
 			"from hub-a (now %q) after the worker's own status updates of its Cluster there", w.proc.ExitCode(), logSwitch, published)
 	}
-	sc.check(err)
+	sc.Check(err)
 	m, err := w.metrics(ctx)
-	sc.check(err)
+	sc.Check(err)
 	if v, _ := m.value(seriesSwitches); v != 0 {
-		sc.fatalf("%s = %v, want 0", seriesSwitches, v)
+		sc.Fatalf("%s = %v, want 0", seriesSwitches, v)
 	}
-	sc.note("%d polls with hub-a's claim fresher than hub-b's: still connected to hub-a", polls)
+	sc.Notef("%d polls with hub-a's claim fresher than hub-b's: still connected to hub-a", polls)
 }

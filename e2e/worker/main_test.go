@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
@@ -79,96 +78,24 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// scenario records one scenario's result in its suite's report when the
-// (sub)test ends: its Result follows the test's (a failed test is "fail", a
-// passing one is what the scenario expected: "pass" for the patched binary,
-// "red-as-expected" for the pristine one).
-type scenario struct {
-	t     *testing.T
-	start time.Time
-	mu    sync.Mutex
-	s     e2ereport.Scenario
-}
-
-func beginScenario(t *testing.T, suite, name string, bin workerBinary) *scenario {
+// beginScenario records one scenario in its suite's report when the
+// (sub)test ends. Its result follows the test's (e2ereport.Run.PassWithTest):
+// a failed test is "fail", a passing one is what the scenario expected:
+// "pass" for the patched binary, "red-as-expected" for the pristine one.
+func beginScenario(t *testing.T, suite, name string, bin workerBinary) *e2ereport.Run {
 	t.Helper()
-	sc := &scenario{t: t, start: time.Now(), s: e2ereport.Scenario{
-		Suite:    suite,
-		Name:     name,
-		Binary:   "patched",
-		Expected: e2ereport.Pass,
-		Timings:  map[string]time.Duration{},
-	}}
+	s := e2ereport.Scenario{Suite: suite, Name: name, Binary: "patched", Expected: e2ereport.Pass}
 	if bin.Pristine {
-		sc.s.Binary = "pristine"
-		sc.s.Expected = e2ereport.RedAsExpected
+		s.Binary, s.Expected = "pristine", e2ereport.RedAsExpected
 	}
 	recorders.Lock()
 	if !recorders.used[suite] {
-		sc.s.Notes = append(sc.s.Notes, setupNotes[suite])
+		s.Notes = append(s.Notes, setupNotes[suite])
 	}
 	recorders.used[suite] = true
+	rec := recorders.bySuite[suite]
 	recorders.Unlock()
-	t.Cleanup(func() {
-		sc.mu.Lock()
-		defer sc.mu.Unlock()
-		sc.s.Duration = time.Since(sc.start)
-		switch {
-		case t.Skipped():
-			sc.s.Result = e2ereport.Skipped
-		case t.Failed():
-			sc.s.Result = e2ereport.Fail
-		default:
-			sc.s.Result = sc.s.Expected
-		}
-		recorders.Lock()
-		recorders.bySuite[suite].Add(sc.s)
-		recorders.Unlock()
-	})
-	return sc
-}
-
-// timing records a measured duration (and logs it, for a reader of -v).
-func (sc *scenario) timing(name string, d time.Duration) {
-	sc.t.Helper()
-	sc.mu.Lock()
-	sc.s.Timings[name] = d
-	sc.mu.Unlock()
-	sc.t.Logf("timing %s: %s", name, d.Round(time.Millisecond))
-}
-
-// note records an observation, a stand-in, or the reason for a failure.
-func (sc *scenario) note(format string, args ...interface{}) {
-	sc.t.Helper()
-	msg := e2ereport.Redact(fmt.Sprintf(format, args...))
-	sc.mu.Lock()
-	sc.s.Notes = append(sc.s.Notes, msg)
-	sc.mu.Unlock()
-	sc.t.Log(msg)
-}
-
-// fatalf ends the scenario, recording why: the first line of the message
-// goes into the report, the whole of it into the test log.
-func (sc *scenario) fatalf(format string, args ...interface{}) {
-	sc.t.Helper()
-	msg := e2ereport.Redact(fmt.Sprintf(format, args...))
-	first := msg
-	for i, r := range msg {
-		if r == '\n' {
-			first = msg[:i]
-			break
-		}
-	}
-	sc.mu.Lock()
-	sc.s.Notes = append(sc.s.Notes, "failed: "+first)
-	sc.mu.Unlock()
-	sc.t.Fatal(msg)
-}
-
-// check ends the scenario if err is not nil.
-func (sc *scenario) check(err error) {
-	sc.t.Helper()
-	if err != nil {
-		sc.fatalf("%v", err)
-	}
+	run := rec.Begin(t, s)
+	run.PassWithTest()
+	return run
 }

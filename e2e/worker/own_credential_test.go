@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 // The guard's tuning here: three persisting 401s within 20s. The guard
@@ -47,18 +49,18 @@ func TestOwnCredentialGuard(t *testing.T) {
 // startGuarded starts a primary-only worker whose own credential is sa's
 // token on the worker cluster, and waits until it works (it has reconciled
 // its Cluster on hub-a, reading the worker cluster's Node to do so).
-func (e *environment) startGuarded(t *testing.T, sc *scenario, sa string) *runningWorker {
+func (e *environment) startGuarded(t *testing.T, sc *e2ereport.Run, sa string) *runningWorker {
 	ctx := context.Background()
 	kubeconfig, err := e.ownCredential(ctx, sa)
-	sc.check(err)
-	sc.check(e.resetHubs(ctx))
+	sc.Check(err)
+	sc.Check(e.resetHubs(ctx))
 	s := e.settings(t, nil)
 	s.Kubeconfig = kubeconfig
 	s.Guard = testGuard
 	w := e.startWorker(t, "guard-"+sa, e.binary, s)
-	sc.check(w.waitReconciled(ctx, e.hubA))
+	sc.Check(w.waitReconciled(ctx, e.hubA))
 	_, err = w.waitMetric(ctx, seriesOwnPersisting, equals(0)) // the guard is installed
-	sc.check(err)
+	sc.Check(err)
 	return w
 }
 
@@ -67,8 +69,8 @@ func (e *environment) startGuarded(t *testing.T, sc *scenario, sa string) *runni
 // The worker's informers re-list, with whatever token they hold, after an
 // API server restart or rollout, or when a watch times out (5-10 minutes);
 // the restart is that moment, brought forward.
-func (e *environment) restartWorkerCluster(sc *scenario) time.Time {
-	sc.check(e.worker.Restart(context.Background()))
+func (e *environment) restartWorkerCluster(sc *e2ereport.Run) time.Time {
+	sc.Check(e.worker.Restart(context.Background()))
 	return time.Now()
 }
 
@@ -81,33 +83,33 @@ func testOwnCredentialRevoked(t *testing.T, env *environment) {
 	const sa = "kubeslice-worker-revoked"
 	w := env.startGuarded(t, sc, sa)
 	token, err := os.ReadFile(env.ownTokenFile(sa))
-	sc.check(err)
+	sc.Check(err)
 
 	began := time.Now()
-	sc.check(env.worker.RevokeServiceAccount(context.Background(), podNamespace, sa, strings.TrimSpace(string(token))))
+	sc.Check(env.worker.RevokeServiceAccount(context.Background(), podNamespace, sa, strings.TrimSpace(string(token))))
 	revoked := time.Now()
-	sc.timing("revocation", revoked.Sub(began))
+	sc.Timing("revocation", revoked.Sub(began))
 	restarted := env.restartWorkerCluster(sc)
-	sc.timing("apiserver-restart", restarted.Sub(revoked))
+	sc.Timing("apiserver-restart", restarted.Sub(revoked))
 	// Tripping takes Threshold strikes within Window, the first at the
 	// latest at the re-list right after the restart: the guard trips within
 	// Window of the restart or not at all. The margin covers scheduling on a
 	// loaded machine.
 	exited, err := w.waitExit(testGuard.Window + 10*time.Second)
-	sc.check(err)
-	sc.timing("revoked-to-exit", exited.Sub(revoked))
+	sc.Check(err)
+	sc.Timing("revoked-to-exit", exited.Sub(revoked))
 	if exited.After(restarted) { // the worker's own requests may trip it before the restart
-		sc.timing("restart-to-exit", exited.Sub(restarted))
+		sc.Timing("restart-to-exit", exited.Sub(restarted))
 	}
 	if code := w.proc.ExitCode(); code != 1 {
-		sc.fatalf("exit code = %d, want 1 (the guard's exit)", code)
+		sc.Fatalf("exit code = %d, want 1 (the guard's exit)", code)
 	}
 	log := w.proc.Log()
 	if !strings.Contains(log, logGuardExit) {
-		sc.fatalf("the worker exited without the guard's line %q", logGuardExit)
+		sc.Fatalf("the worker exited without the guard's line %q", logGuardExit)
 	}
 	checkNoToken(sc, log, env.ownTokenFile(sa), env.hubA.access.TokenFile)
-	sc.note("threshold %d, window %s: exit 1 with %q", testGuard.Threshold, testGuard.Window, logGuardExit)
+	sc.Notef("threshold %d, window %s: exit 1 with %q", testGuard.Threshold, testGuard.Window, logGuardExit)
 }
 
 // testOwnCredentialRotated: the ServiceAccount is deleted and recreated and
@@ -121,26 +123,26 @@ func testOwnCredentialRotated(t *testing.T, env *environment) {
 	ctx := context.Background()
 	w := env.startGuarded(t, sc, sa)
 	oldToken, err := os.ReadFile(env.ownTokenFile(sa))
-	sc.check(err)
+	sc.Check(err)
 
 	began := time.Now()
-	sc.check(env.worker.RevokeServiceAccount(ctx, podNamespace, sa, strings.TrimSpace(string(oldToken))))
-	sc.check(env.mintOwnToken(ctx, sa, env.ownTokenFile(sa)))
-	sc.timing("revocation-and-new-token", time.Since(began))
+	sc.Check(env.worker.RevokeServiceAccount(ctx, podNamespace, sa, strings.TrimSpace(string(oldToken))))
+	sc.Check(env.mintOwnToken(ctx, sa, env.ownTokenFile(sa)))
+	sc.Timing("revocation-and-new-token", time.Since(began))
 	restarted := env.restartWorkerCluster(sc)
 	// Evidence that the 401 happened: the guard replayed a rejected request
 	// with the file's fresh token and hid it from the worker.
 	_, err = w.waitMetric(ctx, seriesOwnRecovered, atLeast(1))
-	sc.check(err)
-	sc.timing("restart-to-replayed", time.Since(restarted))
+	sc.Check(err)
+	sc.Timing("restart-to-replayed", time.Since(restarted))
 
 	// The window ends on work, not on a clock: clear the worker's
 	// status.nodeIPs on hub-a, and wait until the worker writes it again,
 	// which it does only after listing the worker cluster's Nodes with its
 	// own credential, after the rotation.
-	sc.check(env.hubA.resetStatus(ctx))
-	sc.check(w.waitReconciled(ctx, env.hubA))
-	sc.timing("restart-to-working", time.Since(restarted))
+	sc.Check(env.hubA.resetStatus(ctx))
+	sc.Check(w.waitReconciled(ctx, env.hubA))
+	sc.Timing("restart-to-working", time.Since(restarted))
 	// And on the guard's clock: a guard that counted these 401s would trip
 	// (threshold-1) strike spacings after the first at the earliest (the
 	// revoked scenario's worker exits within two seconds of the same
@@ -148,27 +150,27 @@ func testOwnCredentialRotated(t *testing.T, env *environment) {
 	window := 3 * time.Duration(testGuard.Threshold-1) * guardStrikeSpacing
 	select {
 	case <-w.proc.Done():
-		sc.fatalf("%v", w.errExited())
+		sc.Fatalf("%v", w.errExited())
 	case <-time.After(time.Until(restarted.Add(window))):
 	}
 	m, err := w.metrics(ctx)
-	sc.check(err)
+	sc.Check(err)
 	for series, want := range map[string]float64{seriesOwnPersisting: 0, seriesOwnTripped: 0} {
 		if v, found := m.value(series); !found || v != want {
-			sc.fatalf("%s = %v (exposed: %v), want %v", series, v, found, want)
+			sc.Fatalf("%s = %v (exposed: %v), want %v", series, v, found, want)
 		}
 	}
 	log := w.proc.Log()
 	if strings.Contains(log, logGuardExit) {
-		sc.fatalf("the guard logged %q", logGuardExit)
+		sc.Fatalf("the guard logged %q", logGuardExit)
 	}
 	if strings.Contains(log, strings.TrimSpace(string(oldToken))) {
-		sc.fatalf("the worker's log contains its rotated-out token")
+		sc.Fatalf("the worker's log contains its rotated-out token")
 	}
 	checkNoToken(sc, log, env.ownTokenFile(sa), env.hubA.access.TokenFile)
 	seen, _ := m.value(seriesOwnUnauthorized)
 	replayed, _ := m.value(seriesOwnRecovered)
-	sc.note("after the rotation the worker got %v 401s, %v of them hidden by one replay with the file's fresh token; "+
+	sc.Notef("after the rotation the worker got %v 401s, %v of them hidden by one replay with the file's fresh token; "+
 		"the guard did not trip (%s 0, %s 0) and the worker kept running and reconciling, watched for %s after the restart",
 		seen, replayed, seriesOwnPersisting, seriesOwnTripped, window)
 }
@@ -183,7 +185,7 @@ func testUnknownGuardAction(t *testing.T, env *environment) {
 	marks := map[*hub]int{}
 	for _, h := range []*hub{env.hubA, env.hubB} {
 		seen, err := h.workerRequests()
-		sc.check(err)
+		sc.Check(err)
 		marks[h] = len(seen)
 	}
 	s := env.settings(t, &env.hubB.access)
@@ -192,10 +194,10 @@ func testUnknownGuardAction(t *testing.T, env *environment) {
 	// A setup failure takes milliseconds; the limit only allows for a
 	// loaded machine starting the process.
 	exited, err := w.waitExit(30 * time.Second)
-	sc.check(err)
-	sc.timing("start-to-exit", exited.Sub(w.started))
+	sc.Check(err)
+	sc.Timing("start-to-exit", exited.Sub(w.started))
 	if code := w.proc.ExitCode(); code != 1 {
-		sc.fatalf("exit code = %d, want 1 (a setup failure)", code)
+		sc.Fatalf("exit code = %d, want 1 (a setup failure)", code)
 	}
 	var lines []string
 	for _, l := range strings.Split(w.proc.Log(), "\n") {
@@ -204,19 +206,19 @@ func testUnknownGuardAction(t *testing.T, env *environment) {
 		}
 	}
 	if len(lines) != 1 {
-		sc.fatalf("want exactly one log line naming %s, got %d:\n%s", envGuardAction, len(lines), strings.Join(lines, "\n"))
+		sc.Fatalf("want exactly one log line naming %s, got %d:\n%s", envGuardAction, len(lines), strings.Join(lines, "\n"))
 	}
 	for _, want := range []string{logGuardSetup, `OWN_CREDENTIAL_GUARD_ACTION=\"OFF\"`, "want exit, unhealthy or off"} {
 		if !strings.Contains(lines[0], want) {
-			sc.fatalf("the worker's line %s lacks %q", lines[0], want)
+			sc.Fatalf("the worker's line %s lacks %q", lines[0], want)
 		}
 	}
 	for _, h := range []*hub{env.hubA, env.hubB} {
 		seen, err := h.workerRequests()
-		sc.check(err)
+		sc.Check(err)
 		if n := len(seen) - marks[h]; n != 0 {
-			sc.fatalf("%s's audit log has %d requests from the worker; a setup failure must come before any hub is contacted", h.name, n)
+			sc.Fatalf("%s's audit log has %d requests from the worker; a setup failure must come before any hub is contacted", h.name, n)
 		}
 	}
-	sc.note("exit 1 after %s with: %s; no request to either hub", exited.Sub(w.started).Round(time.Millisecond), lines[0])
+	sc.Notef("exit 1 after %s with: %s; no request to either hub", exited.Sub(w.started).Round(time.Millisecond), lines[0])
 }

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/treebin"
 )
 
@@ -23,9 +20,9 @@ const (
 	Pristine Build = "pristine"
 )
 
-// BinDirEnv overrides where `holdfast build` put the controller-manager
-// (<dir>/karmada-<version>[-pristine]/), as for the rotation suite.
-const BinDirEnv = "HOLDFAST_E2E_BIN"
+// BinDirEnv overrides where `holdfast build` put the shipped binaries
+// (<dir>/karmada-<version>[-pristine]/), as for the other suites.
+const BinDirEnv = build.BinDirEnv
 
 const upstreamName = "karmada"
 
@@ -34,12 +31,12 @@ const upstreamName = "karmada"
 // the shipped build and not a rebuild.
 var Shipped = []Component{ControllerManager, Search, MetricsAdapter}
 
-func shippedList() string {
+func shippedNames() []string {
 	names := make([]string, len(Shipped))
 	for i, c := range Shipped {
 		names[i] = string(c)
 	}
-	return strings.Join(names, ",")
+	return names
 }
 
 // unshipped are the components holdfast does not ship, built by
@@ -75,39 +72,25 @@ func EnsureBinaries(ctx context.Context, root string, b Build, log io.Writer) (T
 	if b != Patched && b != Pristine {
 		return Target{}, fmt.Errorf("karmada build %q: want %s or %s", b, Patched, Pristine)
 	}
-	f, err := pins.Load(filepath.Join(root, pins.FileName))
+	built, err := build.LocateDefault(root, upstreamName, b == Pristine)
 	if err != nil {
 		return Target{}, err
 	}
-	up, err := f.Upstream(upstreamName)
-	if err != nil {
-		return Target{}, err
-	}
-	pin, err := up.Pin("")
-	if err != nil {
-		return Target{}, err
-	}
-	suffix, flag := "", ""
-	if b == Pristine {
-		suffix, flag = "-pristine", " --pristine"
-	}
-	dir := upstreamName + "-" + pin.Version + suffix
-	t := Target{Version: pin.Version, Tree: filepath.Join(root, "_output", "trees", dir), Binaries: Binaries{}}
-	binDir := os.Getenv(BinDirEnv)
-	if binDir == "" {
-		binDir = filepath.Join(root, "_output", "bin")
-	}
+	built.Make = "e2e-karmada-cp"
+	t := Target{Version: built.Version, Tree: built.Tree, Binaries: Binaries{}}
 	for _, c := range Shipped {
-		path := filepath.Join(binDir, dir, string(c))
-		if _, err := os.Stat(path); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return Target{}, fmt.Errorf("%s %s is missing; build it first: make e2e-karmada-cp (or go run ./cmd/holdfast build --upstream karmada --only %s%s)", b, path, shippedList(), flag)
+		path, err := built.Binary(string(c))
+		if err != nil {
+			var missing *build.MissingBinaryError
+			if errors.As(err, &missing) {
+				// Build them all at once: one link of the shared packages.
+				return Target{}, fmt.Errorf("%s binary %s is missing; build it first: make %s (or %s)", b, path, built.Make, built.BuildCommand(shippedNames()...))
 			}
 			return Target{}, err
 		}
 		t.Binaries[c] = path
 	}
-	res, err := treebin.Ensure(ctx, treebin.Request{Root: root, Tree: t.Tree, Upstream: up, Packages: unshipped, Log: log})
+	res, err := treebin.Ensure(ctx, treebin.Request{Root: root, Tree: t.Tree, Upstream: built.Upstream, Packages: unshipped, Log: log})
 	if err != nil {
 		return Target{}, fmt.Errorf("%s Karmada components: %w", b, err)
 	}
