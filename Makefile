@@ -41,7 +41,6 @@ fmt-check: ## Fail if any Go file is not gofmt-clean.
 vet: ## Run go vet on every package, e2e-tagged test files included.
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags e2e $(E2E_PKGS) ./internal/charts/
-	$(GO) vet -tags karmadacp $(E2E_KARMADA_CP_PKGS)
 
 .PHONY: lint-workflows
 lint-workflows: ## actionlint (rhysd/actionlint, built once into .cache/tools) on .github/workflows/.
@@ -104,17 +103,21 @@ E2E_RUN ?=
 # control-plane harness suite, the tool builds, the vulnerability scans with
 # the real govulncheck, signing and the signed release with the real cosign)
 # run with them.
-E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/toolcache/ ./internal/vulnreport/ ./internal/signing/ ./internal/release/
+E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/karmadacp/ ./internal/toolcache/ ./internal/vulnreport/ ./internal/signing/ ./internal/release/
+# The Karmada binaries the suites run (patched and pristine): the
+# controller-manager for the rotation suite, and every shipped binary
+# (internal/karmadacp.Shipped) for the suite on a real control plane.
+KARMADA_E2E_BINARIES := karmada-controller-manager,karmada-search,karmada-metrics-adapter
 
 .PHONY: e2e-binaries
-e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-controller-manager and worker-operator.
-	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager
-	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager --pristine
+e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-controller-manager, -search, -metrics-adapter and worker-operator.
+	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES)
+	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES) --pristine
 	$(HOLDFAST) build --upstream workeroperator
 	$(HOLDFAST) build --upstream workeroperator --pristine
 
 .PHONY: e2e
-e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (rotation, hub failover, own credential); report in _output/reports/e2e.md|json.
+e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (rotation, Karmada on a real control plane, hub failover, own credential); report in _output/reports/e2e.md|json.
 	$(if $(E2E_RUN),,rm -f $(OUTPUT_DIR)/reports/e2e/*.json)
 	rc=0; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report; exit $$rc
@@ -125,19 +128,16 @@ e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (
 vulns: ## govulncheck on the default pins' patched binaries (after make binaries), offline against the pinned vulndb snapshot: _output/reports/vulnerabilities/ (SUMMARY.md, per-binary JSON).
 	$(HOLDFAST) vulns --out $(OUTPUT_DIR)/reports
 
-# --- Karmada on a real control plane (opt-in; e2e/karmadacp) ----------------
+# --- Karmada on a real control plane alone (e2e/karmadacp) ----------------
 
-# The suite and the harness whose karmadacp-tagged test starts one control
-# plane. The tag, not e2e, keeps both out of `make e2e` and `make test`.
+# The suite and the harness whose e2e-tagged test starts one control plane;
+# both are in `make e2e` too. This target runs only them, keeping the other
+# suites' reports.
 E2E_KARMADA_CP_PKGS := ./e2e/karmadacp/ ./internal/karmadacp/
-# The shipped binaries it runs (internal/karmadacp.Shipped), patched and pristine.
-KARMADA_CP_SHIPPED := karmada-controller-manager,karmada-search,karmada-metrics-adapter
 
 .PHONY: e2e-karmada-cp
-e2e-karmada-cp: ## Opt-in, not in e2e or test: Karmada on a real control plane (aggregated API server, webhook, scheduler, default controller-manager), propagation through rotation, pristine RED and patched GREEN; report in _output/reports/e2e.md|json.
-	$(HOLDFAST) build --upstream karmada --only $(KARMADA_CP_SHIPPED)
-	$(HOLDFAST) build --upstream karmada --only $(KARMADA_CP_SHIPPED) --pristine
-	rc=0; $(GO) test -tags karmadacp -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') ./e2e/karmadacp/ || rc=$$?; \
+e2e-karmada-cp: e2e-binaries ## Only the suite on a real Karmada control plane (aggregated API server, webhook, scheduler, controller-manager, search, metrics-adapter; part of e2e); report merged into _output/reports/e2e.md|json.
+	rc=0; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_KARMADA_CP_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report; exit $$rc
 
 # --- images (internal/image, images/) ---------------------------------------

@@ -8,10 +8,9 @@
 // controller-manager holdfast ships; the other components from the patched
 // tree, which the series does not change).
 //
-// The scenarios are in files tagged karmadacp, not e2e: the suite is opt-in
-// (`make e2e-karmada-cp`), outside `make e2e` and `make test`, whose time
-// budget it would not fit yet. Its report is
-// _output/reports/e2e/karmada-control-plane.json, written only when it runs.
+// The scenarios are in files tagged e2e and run with every other suite in
+// `make e2e` (and so `make test`); `make e2e-karmada-cp` runs this suite
+// alone. Its report is _output/reports/e2e/karmada-control-plane.json.
 //
 //   - propagation: a PropagationPolicy places a Deployment on member1 (Work
 //     Applied, the Deployment on the member); member1's token is rotated,

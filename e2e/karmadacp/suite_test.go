@@ -1,4 +1,4 @@
-//go:build karmadacp
+//go:build e2e
 
 package karmadacp
 
