@@ -10,10 +10,18 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
-// RequiredSuites are the end-to-end suites a release must carry: the
-// rotation suite for the Karmada fix, the failover and own-credential
-// suites for the worker's.
-var RequiredSuites = []string{"karmada-rotation", "worker-hub-failover", "worker-own-credential"}
+// RequiredSuites are the end-to-end suites a release must carry: for the
+// Karmada fix the rotation suite and the suite on a real Karmada control
+// plane, for the worker's the failover and own-credential suites.
+var RequiredSuites = []string{"karmada-rotation", "karmada-control-plane", "worker-hub-failover", "worker-own-credential"}
+
+// RequiredScenarios are scenarios a suite must hold a patched row of: the
+// control-plane suite is the only end-to-end proof for karmada-search and
+// karmada-metrics-adapter, so a report of a partial run (E2E_RUN) that
+// left them out is refused.
+var RequiredScenarios = map[string][]string{
+	"karmada-control-plane": {"propagation", "search", "metrics", "two-members"},
+}
 
 // readE2E returns the end-to-end report's Markdown after checking that it
 // is of this commit, holds every required suite, and that every scenario
@@ -33,12 +41,23 @@ func readE2E(o Options) (string, error) {
 			jsonPath, r.HoldfastCommit, r.HoldfastTreeState, o.Source.Commit)
 	}
 	have := map[string]int{}
+	patched := map[string]bool{}
 	for _, s := range r.Suites {
 		have[s.Suite] = len(s.Scenarios)
+		for _, sc := range s.Scenarios {
+			if sc.Binary == "patched" {
+				patched[s.Suite+"/"+sc.Name] = true
+			}
+		}
 	}
 	for _, want := range RequiredSuites {
 		if have[want] == 0 {
 			return "", refuse("%s has no scenario of suite %s: run the whole `make e2e`", jsonPath, want)
+		}
+		for _, name := range RequiredScenarios[want] {
+			if !patched[want+"/"+name] {
+				return "", refuse("%s has no patched row of %s/%s: run the whole `make e2e`", jsonPath, want, name)
+			}
 		}
 	}
 	if unmet := r.Unmet(); len(unmet) > 0 {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -340,8 +341,16 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites[0].Scenarios[0].Result = e2ereport.Pass })
 		}, "karmada-rotation/rotation (pristine: pass, expected red-as-expected)"},
 		{"e2e suite missing", func(t *testing.T, o *Options) {
-			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = r.Suites[:2] })
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = r.Suites[:3] })
 		}, "worker-own-credential"},
+		{"control-plane suite missing", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = slices.Delete(r.Suites, 1, 2) })
+		}, "no scenario of suite karmada-control-plane"},
+		{"partial run without karmada-search", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
+				r.Suites[1].Scenarios = slices.DeleteFunc(r.Suites[1].Scenarios, func(s e2ereport.Scenario) bool { return s.Name == "search" && s.Binary == "patched" })
+			})
+		}, "no patched row of karmada-control-plane/search"},
 		{"e2e of another commit", func(t *testing.T, o *Options) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.HoldfastCommit = "feedface" })
 		}, "feedface"},
@@ -392,10 +401,13 @@ func writeE2E(t *testing.T, dir string, change func(*e2ereport.Report)) {
 	t.Helper()
 	r := e2ereport.Report{HoldfastCommit: commit, HoldfastTreeState: "clean"}
 	for _, suite := range RequiredSuites {
-		r.Suites = append(r.Suites, e2ereport.Suite{Suite: suite, Scenarios: []e2ereport.Scenario{
-			{Suite: suite, Name: "rotation", Binary: "pristine", Result: e2ereport.RedAsExpected, Expected: e2ereport.RedAsExpected},
-			{Suite: suite, Name: "rotation", Binary: "patched", Result: e2ereport.Pass, Expected: e2ereport.Pass},
-		}})
+		s := e2ereport.Suite{Suite: suite}
+		for _, name := range append([]string{"rotation"}, RequiredScenarios[suite]...) {
+			s.Scenarios = append(s.Scenarios,
+				e2ereport.Scenario{Suite: suite, Name: name, Binary: "pristine", Result: e2ereport.RedAsExpected, Expected: e2ereport.RedAsExpected},
+				e2ereport.Scenario{Suite: suite, Name: name, Binary: "patched", Result: e2ereport.Pass, Expected: e2ereport.Pass})
+		}
+		r.Suites = append(r.Suites, s)
 	}
 	change(&r)
 	data, err := r.JSON() // what e2e-report writes, not a marshalling of the reader's type
