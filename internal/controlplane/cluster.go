@@ -111,7 +111,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			break
 		}
 		c.killAll()
-		if !errors.Is(err, errAddrInUse) || attempt == portAttempts {
+		if !errors.Is(err, ErrAddrInUse) || attempt == portAttempts {
 			return nil, err
 		}
 		// etcd recorded its peer URL in the data of the failed attempt.
@@ -230,10 +230,10 @@ func (c *Cluster) startEtcd(ctx context.Context) error {
 	}
 	c.etcd = p
 	// etcd answers /health with {"health":"true",...} once it has a leader.
-	health := httpProbe(http.DefaultClient, c.ports.etcdURL()+"/health", func(body string) bool {
+	health := HTTPProbe(http.DefaultClient, c.ports.etcdURL()+"/health", func(body string) bool {
 		return strings.Contains(body, `"health":"true"`)
 	})
-	return waitReady(ctx, c.name, p, health)
+	return WaitReady(ctx, c.name, p, health)
 }
 
 // startAPIServer starts kube-apiserver and waits for /readyz. The process
@@ -248,7 +248,7 @@ func (c *Cluster) startAPIServer(ctx context.Context) (*Process, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.name, err)
 	}
-	return p, waitReady(ctx, c.name, p, httpProbe(c.probe, c.endpoint+"/readyz", func(string) bool { return true }))
+	return p, WaitReady(ctx, c.name, p, HTTPProbe(c.probe, c.endpoint+"/readyz", nil))
 }
 
 // killAll kills whatever runs; used on failed starts.
@@ -295,7 +295,7 @@ func (c *Cluster) Restart(ctx context.Context) error {
 		if p != nil {
 			_ = p.Kill()
 		}
-		if !errors.Is(err, errAddrInUse) || attempt == portAttempts {
+		if !errors.Is(err, ErrAddrInUse) || attempt == portAttempts {
 			return fmt.Errorf("restart: %w", err)
 		}
 	}

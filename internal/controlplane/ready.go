@@ -24,17 +24,18 @@ const probeTimeout = 5 * time.Second
 // startFailureLines is how much of a component's log a startup error quotes.
 const startFailureLines = 15
 
-// errAddrInUse marks a startup that failed because a chosen port was taken
-// between FreePort and the bind; Start retries with new ports.
-var errAddrInUse = errors.New("address already in use")
+// ErrAddrInUse marks a startup that failed because a chosen port was taken
+// between FreePort and the bind; the caller starts it again on new ports.
+var ErrAddrInUse = errors.New("address already in use")
 
-// probe checks readiness once; detail says what is still missing.
-type probe func(ctx context.Context) (ready bool, detail string)
+// Probe checks readiness once; detail says what is still missing.
+type Probe func(ctx context.Context) (ready bool, detail string)
 
-// waitReady polls until probe reports ready. It fails early, quoting the
-// component's log, when the process exits; and when ctx ends, with the last
-// probe detail and the log.
-func waitReady(ctx context.Context, cluster string, p *Process, check probe) error {
+// WaitReady polls until check reports ready. It fails early, quoting the
+// process's log, when the process exits (wrapping ErrAddrInUse when it
+// could not bind); and when ctx ends, with the last probe detail and the
+// log. cluster names what the process belongs to in errors.
+func WaitReady(ctx context.Context, cluster string, p *Process, check Probe) error {
 	t := time.NewTicker(readyPoll)
 	defer t.Stop()
 	var detail string
@@ -51,7 +52,7 @@ func waitReady(ctx context.Context, cluster string, p *Process, check probe) err
 			err := fmt.Errorf("cluster %s: %s exited during startup (%v); see %s, last lines:\n%s",
 				cluster, p.Name(), p.Wait(), p.LogFile(), logtail.Last(p.LogFile(), startFailureLines))
 			if strings.Contains(p.Log(), "address already in use") {
-				return fmt.Errorf("%w: %w", errAddrInUse, err)
+				return fmt.Errorf("%w: %w", ErrAddrInUse, err)
 			}
 			return err
 		case <-ctx.Done():
@@ -62,8 +63,9 @@ func waitReady(ctx context.Context, cluster string, p *Process, check probe) err
 	}
 }
 
-// httpProbe GETs url and hands a 200 response's body to ok.
-func httpProbe(client *http.Client, url string, ok func(body string) bool) probe {
+// HTTPProbe GETs url and hands a 200 response's body to ok (nil: any 200
+// is ready).
+func HTTPProbe(client *http.Client, url string, ok func(body string) bool) Probe {
 	return func(ctx context.Context) (bool, string) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		if err != nil {
@@ -75,7 +77,7 @@ func httpProbe(client *http.Client, url string, ok func(body string) bool) probe
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		if resp.StatusCode == http.StatusOK && ok(string(body)) {
+		if resp.StatusCode == http.StatusOK && (ok == nil || ok(string(body))) {
 			return true, ""
 		}
 		return false, fmt.Sprintf("GET %s: %s %s", url, resp.Status, failedChecks(string(body)))

@@ -5,8 +5,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/holdfast-dist/holdfast/internal/controlplane"
-	"github.com/holdfast-dist/holdfast/internal/logtail"
 )
 
 // Component names a Karmada process the harness runs; it is also the
@@ -379,8 +378,8 @@ type component struct {
 	metrics int
 }
 
-// check probes readiness once; detail says what is missing.
-type check func(ctx context.Context) (ready bool, detail string)
+// check probes readiness once (internal/controlplane's probe).
+type check = controlplane.Probe
 
 // start chooses ports, runs before, starts the process, waits until ready
 // and runs after; a port taken before the bind means another attempt on
@@ -417,7 +416,7 @@ func (cp *ControlPlane) start(ctx context.Context, c component) error {
 		cp.mu.Lock()
 		cp.procs[c.name] = p
 		cp.mu.Unlock()
-		err = waitReady(ctx, p, c.ready(ports))
+		err = controlplane.WaitReady(ctx, cp.opts.Name, p, c.ready(ports))
 		if err == nil {
 			if c.metrics >= 0 && c.metrics < len(ports) {
 				cp.mu.Lock()
@@ -435,7 +434,7 @@ func (cp *ControlPlane) start(ctx context.Context, c component) error {
 			return nil
 		}
 		_ = p.Kill()
-		if !strings.Contains(p.Log(), "address already in use") || attempt == portAttempts {
+		if !errors.Is(err, controlplane.ErrAddrInUse) || attempt == portAttempts {
 			return err
 		}
 	}
@@ -456,32 +455,6 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// startFailureLines is how much of a component's log a startup error
-// quotes.
-const startFailureLines = 15
-
-func waitReady(ctx context.Context, p *controlplane.Process, ready check) error {
-	t := time.NewTicker(readyPoll)
-	defer t.Stop()
-	var detail string
-	for {
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		ok, d := ready(pctx)
-		cancel()
-		if ok {
-			return nil
-		}
-		detail = d
-		select {
-		case <-p.Done():
-			return fmt.Errorf("%s exited during startup (%v); see %s, last lines:\n%s", p.Name(), p.Wait(), p.LogFile(), logtail.Last(p.LogFile(), startFailureLines))
-		case <-ctx.Done():
-			return fmt.Errorf("%s not ready: %w; last check: %s; see %s, last lines:\n%s", p.Name(), context.Cause(ctx), detail, p.LogFile(), logtail.Last(p.LogFile(), startFailureLines))
-		case <-t.C:
-		}
-	}
-}
-
 // httpsCheck GETs url over TLS verified against the control plane's CA.
 func (cp *ControlPlane) httpsCheck(url string) check {
 	pool := x509.NewCertPool()
@@ -493,22 +466,7 @@ func (cp *ControlPlane) httpsCheck(url string) check {
 func httpCheck(url string) check { return getCheck(http.DefaultClient, url) }
 
 func getCheck(client *http.Client, url string) check {
-	return func(ctx context.Context) (bool, string) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return false, err.Error()
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return false, err.Error()
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		if resp.StatusCode == http.StatusOK {
-			return true, ""
-		}
-		return false, fmt.Sprintf("GET %s: %s %s", url, resp.Status, strings.TrimSpace(string(body)))
-	}
+	return controlplane.HTTPProbe(client, url, nil)
 }
 
 func ensureNamespace(ctx context.Context, c *controlplane.Cluster, name string) error {

@@ -1,28 +1,13 @@
 package karmadacp
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
 
-	certutil "k8s.io/client-go/util/cert"
-	"k8s.io/client-go/util/keyutil"
-)
-
-// certValidity and certBackdate: as internal/controlplane's, a run takes
-// well under a day, and NotBefore is encoded in whole seconds.
-const (
-	certValidity = 24 * time.Hour
-	certBackdate = time.Minute
+	"github.com/holdfast-dist/holdfast/internal/testpki"
 )
 
 // Names the aggregation layer and the components are reached by. The
@@ -70,21 +55,21 @@ type pki struct {
 
 // newPKI generates every certificate and writes it under dir.
 func newPKI(dir string, now time.Time) (*pki, error) {
-	ca, err := newCA(caCommonName)
+	ca, err := testpki.NewAuthority(caCommonName, now)
 	if err != nil {
 		return nil, err
 	}
-	frontProxy, err := newCA(frontProxyCACommonName)
+	frontProxy, err := testpki.NewAuthority(frontProxyCACommonName, now)
 	if err != nil {
 		return nil, err
 	}
-	p := &pki{dir: dir, caCert: ca.certPEM}
+	p := &pki{dir: dir, caCert: ca.CertPEM}
 	files := []pemFile{
-		{p.caFile(), ca.certPEM, 0o644},
-		{p.frontProxyCAFile(), frontProxy.certPEM, 0o644},
+		{p.caFile(), ca.CertPEM, 0o644},
+		{p.frontProxyCAFile(), frontProxy.CertPEM, 0o644},
 	}
 	for _, leaf := range []struct {
-		issuer    *authority
+		issuer    *testpki.Authority
 		cn        string
 		usage     x509.ExtKeyUsage
 		dns       []string
@@ -99,9 +84,9 @@ func newPKI(dir string, now time.Time) (*pki, error) {
 		// name that matters; the Service name is there as upstream has it.
 		{ca, webhookServiceName, x509.ExtKeyUsageServerAuth, []string{webhookServiceDNS, loopbackName}, []net.IP{net.ParseIP(loopback)}, p.webhookCertFile(), p.webhookKeyFile()},
 	} {
-		cert, key, err := leaf.issuer.issue(leaf.cn, leaf.usage, leaf.dns, leaf.ips, now)
+		cert, key, err := leaf.issuer.Issue(testpki.Leaf{CommonName: leaf.cn, Usage: leaf.usage, DNSNames: leaf.dns, IPs: leaf.ips}, now)
 		if err != nil {
-			return nil, fmt.Errorf("certificate %s: %w", leaf.cn, err)
+			return nil, err
 		}
 		// Private keys are readable by the owner only.
 		files = append(files, pemFile{leaf.cert, cert, 0o644}, pemFile{leaf.key, key, 0o600})
@@ -131,61 +116,4 @@ type pemFile struct {
 	path string
 	data []byte
 	mode os.FileMode
-}
-
-// authority is a CA that signs leaf certificates.
-type authority struct {
-	cert    *x509.Certificate
-	key     *ecdsa.PrivateKey
-	certPEM []byte
-}
-
-func newCA(cn string) (*authority, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	// client-go's helper makes a self-signed CA the way kubeadm does (its
-	// own validity: ten years from now; the leaves it signs live a day).
-	cert, err := certutil.NewSelfSignedCACert(certutil.Config{CommonName: cn}, key)
-	if err != nil {
-		return nil, fmt.Errorf("CA %s: %w", cn, err)
-	}
-	return &authority{cert: cert, key: key, certPEM: certPEM(cert.Raw)}, nil
-}
-
-// issue signs a leaf certificate; client-go has no helper for a
-// CA-signed leaf (only self-signed ones), so the template is written here.
-func (a *authority) issue(cn string, usage x509.ExtKeyUsage, dns []string, ips []net.IP, now time.Time) (certPEMData, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
-	if err != nil {
-		return nil, nil, err
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: cn},
-		NotBefore:    now.Add(-certBackdate),
-		NotAfter:     now.Add(certValidity),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-		DNSNames:     dns,
-		IPAddresses:  ips,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, &key.PublicKey, a.key)
-	if err != nil {
-		return nil, nil, err
-	}
-	keyPEM, err = keyutil.MarshalPrivateKeyToPEM(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	return certPEM(der), keyPEM, nil
-}
-
-func certPEM(der []byte) []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: der})
 }
