@@ -32,7 +32,15 @@ var standIns = []string{
 	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter; default feature gates",
 }
 
-func newEnv(t *testing.T, b karmadacp.Build) *env {
+// envOption changes the control plane's options before it starts.
+type envOption func(*karmadacp.Options)
+
+// withControllerManagerFlags appends flags to the controller-manager's.
+func withControllerManagerFlags(flags ...string) envOption {
+	return func(o *karmadacp.Options) { o.ControllerManager.Extra = append(o.ControllerManager.Extra, flags...) }
+}
+
+func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 	t.Helper()
 	ctx := t.Context()
 	root, err := toolcache.Root()
@@ -59,9 +67,13 @@ func newEnv(t *testing.T, b karmadacp.Build) *env {
 
 	e := &env{build: b, target: target}
 	begin := time.Now()
-	e.cp = karmadacp.StartForTest(t, karmadacp.Options{
+	o := karmadacp.Options{
 		Name: "karmada-" + string(b), Tree: target.Tree, Binaries: target.Binaries, Etcd: etcd, KubeAPIServer: apiServer,
-	})
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	e.cp = karmadacp.StartForTest(t, o)
 	e.started = time.Since(begin)
 	e.member = controlplane.StartForTest(t, controlplane.Options{Name: "member1-" + string(b), Etcd: etcd, KubeAPIServer: apiServer})
 	return e
