@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 func TestKarmadaControlPlane(t *testing.T) {
 	t.Run("propagation/pristine", func(t *testing.T) { testPropagation(t, karmadacp.Pristine) })
 	t.Run("propagation/patched", func(t *testing.T) { testPropagation(t, karmadacp.Patched) })
+	t.Run("late-secret/patched", testLateSecret)
 	t.Run("own-credential/pristine", func(t *testing.T) { testOwnCredential(t, karmadacp.Pristine) })
 	t.Run("own-credential/patched", func(t *testing.T) { testOwnCredential(t, karmadacp.Patched) })
 }

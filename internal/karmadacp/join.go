@@ -195,13 +195,28 @@ type Rotation struct {
 }
 
 // Rotate rotates the member's credential the way an operator would, in
-// the well-ordered way (the Secret never holds a rejected token): a new
-// ServiceAccount on the member with the join's permissions, its token
-// written into the Secret, then every token of the previous ServiceAccount
-// revoked (deleted and created again, see
-// controlplane.RevokeServiceAccount). It returns once the member rejects
-// the old token.
+// the well-ordered way (the Secret never holds a rejected token): Replace,
+// then every token of the previous ServiceAccount revoked (deleted and
+// created again, see controlplane.RevokeServiceAccount). It returns once
+// the member rejects the old token.
 func (m *Member) Rotate(ctx context.Context) (Rotation, error) {
+	old := m.token
+	r, err := m.Replace(ctx)
+	if err != nil {
+		return r, err
+	}
+	if err := m.API.RevokeServiceAccount(ctx, ClusterNamespace, r.From, old); err != nil {
+		return r, fmt.Errorf("rotating member cluster %s's credential from ServiceAccount %s to %s: %w", m.Name, r.From, r.To, err)
+	}
+	r.Revoked = time.Now()
+	return r, nil
+}
+
+// Replace gives the member's credential to a new ServiceAccount on the
+// member with the join's permissions and writes its token into the
+// Secret, leaving the previous one valid: the first half of Rotate, and
+// the late half of a rotation done in the wrong order (Revoke first).
+func (m *Member) Replace(ctx context.Context) (Rotation, error) {
 	m.rotations++
 	r := Rotation{From: m.account, To: fmt.Sprintf("karmada-%s-rotated-%d", m.Name, m.rotations)}
 	what := fmt.Sprintf("rotating member cluster %s's credential from ServiceAccount %s to %s", m.Name, r.From, r.To)
@@ -216,13 +231,19 @@ func (m *Member) Rotate(ctx context.Context) (Rotation, error) {
 		return r, fmt.Errorf("%s: %w", what, err)
 	}
 	r.Written = time.Now()
-	old := m.token
 	m.account, m.token = r.To, token
-	if err := m.API.RevokeServiceAccount(ctx, ClusterNamespace, r.From, old); err != nil {
-		return r, fmt.Errorf("%s: %w", what, err)
-	}
-	r.Revoked = time.Now()
 	return r, nil
+}
+
+// Revoke revokes the member's current ServiceAccount (deleted and created
+// again) without writing another token: the Secret keeps a token the
+// member rejects, as when a rotation revokes first and writes the Secret
+// late. It returns once the member rejects the token.
+func (m *Member) Revoke(ctx context.Context) error {
+	if err := m.API.RevokeServiceAccount(ctx, ClusterNamespace, m.account, m.token); err != nil {
+		return fmt.Errorf("revoking member cluster %s's credential (ServiceAccount %s): %w", m.Name, m.account, err)
+	}
+	return nil
 }
 
 // WriteToken puts token into the member's Secret on karmada-apiserver.
