@@ -23,7 +23,15 @@ type env struct {
 	// started is how long the control plane took to start (the binaries
 	// found or built before).
 	started time.Duration
+	// member2 and its audit log, for the scenarios that ask for it
+	// (withMember2).
+	member2      *controlplane.Cluster
+	member2Audit string
 }
+
+// envOption starts what only some scenarios need, after the control plane
+// and member1, so that the others do not pay for it.
+type envOption func(t *testing.T, e *env, etcd, kubeAPIServer string)
 
 // standIns are stated in every scenario's notes.
 var standIns = []string{
@@ -32,7 +40,7 @@ var standIns = []string{
 	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter; default feature gates",
 }
 
-func newEnv(t *testing.T, b karmadacp.Build) *env {
+func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 	t.Helper()
 	ctx := t.Context()
 	root, err := toolcache.Root()
@@ -64,5 +72,8 @@ func newEnv(t *testing.T, b karmadacp.Build) *env {
 	})
 	e.started = time.Since(begin)
 	e.member = controlplane.StartForTest(t, controlplane.Options{Name: "member1-" + string(b), Etcd: etcd, KubeAPIServer: apiServer})
+	for _, o := range opts {
+		o(t, e, etcd, apiServer)
+	}
 	return e
 }
