@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	dto "github.com/prometheus/client_model/go"
@@ -26,6 +27,9 @@ const (
 	// RefreshFailures (per reason) those that did not.
 	Refreshes       = "holdfast_member_credential_refreshes_total"
 	RefreshFailures = "holdfast_member_credential_refresh_failures_total"
+	// LastRefresh is when a member's token was last confirmed from its
+	// Secret (a gauge); a token source sets it when it is created.
+	LastRefresh = "holdfast_member_credential_last_refresh_timestamp_seconds"
 	// OwnGuardTripped counts the own-credential guard's actions.
 	OwnGuardTripped = "holdfast_own_credential_guard_tripped_total"
 )
@@ -119,12 +123,14 @@ func hasLabels(metric *dto.Metric, match map[string]string) bool {
 }
 
 // HasMemberCredential reports whether the scrape has any membercred series
-// of cluster. A pristine binary never has one; a patched one has none for a
-// cluster it has not built a client for yet (a counter vector shows a
-// label value only once it counted), so "none" says no more than that.
+// of cluster: the counters, or the LastRefresh gauge a token source sets
+// when it is created (a counter vector shows a label value only once it
+// counted, and a source created with the Secret's token counts nothing
+// until a re-read). A pristine binary never has one; a patched one has
+// none only for a cluster it has not built a client for.
 func (m Metrics) HasMemberCredential(cluster string) bool {
 	match := map[string]string{"cluster": cluster}
-	for _, f := range memberFamilies {
+	for _, f := range append(slices.Clone(memberFamilies), LastRefresh) {
 		if len(m.series(f, match)) > 0 {
 			return true
 		}

@@ -104,6 +104,14 @@ func TestHasMemberCredential(t *testing.T) {
 			t.Errorf("HasMemberCredential(%s) = %v, want %v", cluster, got, want)
 		}
 	}
+	// A source that has counted nothing yet has its gauge.
+	fresh, err := Parse(strings.NewReader("# TYPE " + LastRefresh + " gauge\n" + LastRefresh + "{cluster=\"member2\"} 1.7e9\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fresh.HasMemberCredential("member2") || fresh.MemberCredential("member2") != (MemberCredential{}) {
+		t.Errorf("a fresh token source: HasMemberCredential = %v, counters %+v; want served, all zero", fresh.HasMemberCredential("member2"), fresh.MemberCredential("member2"))
+	}
 	// A binary serving other families only (a pristine one) has none.
 	other, err := Parse(strings.NewReader("# TYPE workqueue_adds_total counter\nworkqueue_adds_total{name=\"cluster\"} 4\n"))
 	if err != nil {
