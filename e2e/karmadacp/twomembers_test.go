@@ -169,6 +169,13 @@ func testTwoMembers(t *testing.T, b karmadacp.Build) {
 			s.notef("%s: %v", step, err)
 			if ev := firstLine(cm.Log(), mark, UpdateConflictIn(memberName), WorkSyncFailedIn(memberName), MemberWatchUnauthorized); ev != "(nothing logged)" {
 				s.notef("evidence (%s): %s", step, ev)
+				// The cause, when logged: the member informer the
+				// execution controller reads from, refused since the
+				// restart (its lines name no cluster; only member1
+				// rotated).
+				if lines := karmada.Lines(cm.Log(), mark, MemberWatchUnauthorized); len(lines) > 0 {
+					s.notef("evidence (member1's Deployment informer): %s", lines[0])
+				}
 			} else {
 				// No refusal logged: the window showed nothing conclusive.
 				s.errorf("%s: no member1 conflict, Work sync failure or member informer 401 logged since the restart", step)
