@@ -125,11 +125,18 @@ func testTwoMembers(t *testing.T, b karmadacp.Build) {
 
 	// member2's stream runs from here until member1's checks are done.
 	streamCtx, stopStream := context.WithCancel(ctx)
-	defer stopStream()
 	streamStart := time.Now()
 	results := make(chan []streamUpdate, 1)
+	streamDone := make(chan struct{})
 	go func() {
+		defer close(streamDone)
 		results <- e.streamUpdates(streamCtx, members[member2Name], deployment[member2Name])
+	}()
+	// However the scenario ends, the stream ends before the clusters stop
+	// (deferred calls run before the test's cleanups).
+	defer func() {
+		stopStream()
+		<-streamDone
 	}()
 	select {
 	case <-time.After(streamLead):
