@@ -19,6 +19,19 @@
 //     and the status the member reports afterwards must be aggregated into
 //     Karmada's Deployments. Pristine is expected RED; the report says at
 //     which step and quotes the log line.
+//   - two-members: member1 and member2 joined, one Deployment placed on each
+//     by its own PropagationPolicy; while member1's token is rotated, the
+//     old one revoked and member1's kube-apiserver restarted, member2's
+//     Deployment is updated a few times a second, and every update must
+//     land within a bound, with member2's Cluster Ready, no 401 in
+//     member2's audit log and no 401 counted for member2; afterwards two
+//     updates must land on member1. The controller-manager's per-cluster
+//     counters must show member1 rotated and member2 not (patched).
+//     Pristine is expected RED at member1's second update.
+//
+// Every scenario notes each component's membercred counters per member
+// over the rotation (countCredentials), one line per component with a
+// metrics endpoint.
 //
 // Stand-in: no kubelet or kube-controller-manager runs on the member, so a
 // Deployment there never gets a status of its own; the scenario writes the

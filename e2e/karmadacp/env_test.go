@@ -23,7 +23,32 @@ type env struct {
 	// started is how long the control plane took to start (the binaries
 	// found or built before).
 	started time.Duration
+	// member2 and its audit log, for the scenarios that ask for it
+	// (withMember2).
+	member2      *controlplane.Cluster
+	member2Audit string
 }
+
+// envOptions are what a scenario adds to the default environment, so
+// that the others do not pay for it.
+type envOptions struct {
+	// controllerManagerFlags are appended to the controller-manager's.
+	controllerManagerFlags []string
+	// member2 starts a second member cluster whose kube-apiserver writes
+	// an audit log.
+	member2 bool
+}
+
+type envOption func(*envOptions)
+
+// withControllerManagerFlags appends flags to the controller-manager's.
+func withControllerManagerFlags(flags ...string) envOption {
+	return func(o *envOptions) { o.controllerManagerFlags = append(o.controllerManagerFlags, flags...) }
+}
+
+// withMember2 adds a second member cluster, whose kube-apiserver writes an
+// audit log (in its log folder, so a failed test keeps it).
+func withMember2() envOption { return func(o *envOptions) { o.member2 = true } }
 
 // standIns are stated in every scenario's notes.
 var standIns = []string{
@@ -32,16 +57,12 @@ var standIns = []string{
 	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter; default feature gates",
 }
 
-// envOption changes the control plane's options before it starts.
-type envOption func(*karmadacp.Options)
-
-// withControllerManagerFlags appends flags to the controller-manager's.
-func withControllerManagerFlags(flags ...string) envOption {
-	return func(o *karmadacp.Options) { o.ControllerManager.Extra = append(o.ControllerManager.Extra, flags...) }
-}
-
 func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 	t.Helper()
+	var o envOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	ctx := t.Context()
 	root, err := toolcache.Root()
 	if err != nil {
@@ -67,14 +88,15 @@ func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 
 	e := &env{build: b, target: target}
 	begin := time.Now()
-	o := karmadacp.Options{
+	cpOpts := karmadacp.Options{
 		Name: "karmada-" + string(b), Tree: target.Tree, Binaries: target.Binaries, Etcd: etcd, KubeAPIServer: apiServer,
 	}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	e.cp = karmadacp.StartForTest(t, o)
+	cpOpts.ControllerManager.Extra = o.controllerManagerFlags
+	e.cp = karmadacp.StartForTest(t, cpOpts)
 	e.started = time.Since(begin)
 	e.member = controlplane.StartForTest(t, controlplane.Options{Name: "member1-" + string(b), Etcd: etcd, KubeAPIServer: apiServer})
+	if o.member2 {
+		e.startMember2(t, etcd, apiServer)
+	}
 	return e
 }

@@ -118,6 +118,9 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 	if mt, err := karmada.ScrapeMetrics(ctx, metricsURL); err == nil {
 		before = mt.MemberCredential(memberName)
 	}
+	if b == karmadacp.Patched {
+		defer countCredentials(s, e.cp, memberName).note()
+	}
 	rotateMark := len(cm.Log())
 	rot, err := m.Rotate(ctx)
 	if err != nil {

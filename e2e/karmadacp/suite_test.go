@@ -91,4 +91,6 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "late-secret", karmadacp.Patched, func(t *testing.T, _ karmadacp.Build) { testLateSecret(t) })
 	run(t, "own-credential", karmadacp.Pristine, testOwnCredential)
 	run(t, "own-credential", karmadacp.Patched, testOwnCredential)
+	run(t, "two-members", karmadacp.Pristine, testTwoMembers)
+	run(t, "two-members", karmadacp.Patched, testTwoMembers)
 }

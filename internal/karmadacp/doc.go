@@ -16,7 +16,10 @@
 //
 // JoinPush joins a member cluster (another internal/controlplane cluster)
 // as `karmadactl join` does, and Member.Rotate rotates its credential as an
-// operator would.
+// operator would. ControlPlane.MemberCredential reads one component's
+// membercred counters for one member from its metrics endpoint
+// (internal/membercredmetrics), over TLS with the admin's credential for the
+// aggregated servers' secure ports.
 //
 // Everything the control plane installs is read from the pinned Karmada
 // tree (charts/karmada/_crds, artifacts/deploy), rendered as the deploy
