@@ -5,6 +5,8 @@ package karmadacp
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -23,7 +25,23 @@ type env struct {
 	// started is how long the control plane took to start (the binaries
 	// found or built before).
 	started time.Duration
+	// memberMetrics is the member's metrics.k8s.io stand-in
+	// (withMemberMetrics), nil without.
+	memberMetrics *karmadacp.MemberMetrics
 }
+
+// envOptions are what a scenario adds to the default environment.
+type envOptions struct {
+	// metricsAdapter runs karmada-metrics-adapter too.
+	metricsAdapter bool
+	// memberMetrics serves metrics.k8s.io on the member (the stand-in).
+	memberMetrics bool
+}
+
+type envOption func(*envOptions)
+
+func withMetricsAdapter() envOption { return func(o *envOptions) { o.metricsAdapter = true } }
+func withMemberMetrics() envOption  { return func(o *envOptions) { o.memberMetrics = true } }
 
 // standIns are stated in every scenario's notes.
 var standIns = []string{
@@ -32,8 +50,12 @@ var standIns = []string{
 	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter; default feature gates",
 }
 
-func newEnv(t *testing.T, b karmadacp.Build) *env {
+func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 	t.Helper()
+	var o envOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	ctx := t.Context()
 	root, err := toolcache.Root()
 	if err != nil {
@@ -43,7 +65,11 @@ func newEnv(t *testing.T, b karmadacp.Build) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range karmadacp.Components {
+	components := karmadacp.Components
+	if o.metricsAdapter {
+		components = append(slices.Clip(components), karmadacp.MetricsAdapter)
+	}
+	for _, c := range components {
 		v, err := karmada.BinaryVersion(ctx, target.Binaries[c])
 		if err != nil {
 			t.Fatal(err)
@@ -61,8 +87,22 @@ func newEnv(t *testing.T, b karmadacp.Build) *env {
 	begin := time.Now()
 	e.cp = karmadacp.StartForTest(t, karmadacp.Options{
 		Name: "karmada-" + string(b), Tree: target.Tree, Binaries: target.Binaries, Etcd: etcd, KubeAPIServer: apiServer,
+		MetricsAdapter: o.metricsAdapter,
 	})
 	e.started = time.Since(begin)
-	e.member = controlplane.StartForTest(t, controlplane.Options{Name: "member1-" + string(b), Etcd: etcd, KubeAPIServer: apiServer})
+	memberOpts := controlplane.Options{Name: "member1-" + string(b), Etcd: etcd, KubeAPIServer: apiServer}
+	if o.memberMetrics {
+		if e.memberMetrics, err = karmadacp.NewMemberMetrics(filepath.Join(t.TempDir(), "member1-metrics")); err != nil {
+			t.Fatal(err)
+		}
+		memberOpts.ExtraAPIServerFlags = e.memberMetrics.APIServerFlags()
+	}
+	e.member = controlplane.StartForTest(t, memberOpts)
+	if e.memberMetrics != nil {
+		t.Cleanup(func() { _ = e.memberMetrics.Close() })
+		if err := e.memberMetrics.Start(ctx, e.member, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return e
 }

@@ -66,6 +66,9 @@ const (
 type pki struct {
 	dir    string
 	caCert []byte // PEM, the caBundle of the APIService and webhooks
+	// ca signs the serving certificates of optional components on demand
+	// (servingCert).
+	ca *authority
 }
 
 // newPKI generates every certificate and writes it under dir.
@@ -78,7 +81,7 @@ func newPKI(dir string, now time.Time) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pki{dir: dir, caCert: ca.certPEM}
+	p := &pki{dir: dir, caCert: ca.certPEM, ca: ca}
 	files := []pemFile{
 		{p.caFile(), ca.certPEM, 0o644},
 		{p.frontProxyCAFile(), frontProxy.certPEM, 0o644},
