@@ -29,6 +29,9 @@ const (
 	// created after the member's restart.
 	probeBefore = "probe-before"
 	probeAfter  = "probe-after"
+	// restClientRequests is client-go's request counter by code and host
+	// (component-base's legacyregistry, which the adapter serves).
+	restClientRequests = "rest_client_requests_total"
 )
 
 // metricsStandIns are the metrics scenario's stand-ins, on top of standIns.
@@ -127,7 +130,9 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 	case err == nil:
 		s.timing("restart-to-first-metric", time.Since(restarted))
 	case errBlind(err):
-		fail("new Pod's metrics served", err, firstLine(adapter.Log(), mark, PodInformerUnauthorized, MetricsQueryUnauthorized, Unauthorized))
+		// The refusal after the Pod was created, not the watch broken by
+		// the kill: that one is what keeps the Pod out of the cache.
+		fail("new Pod's metrics served", err, firstLine(adapter.Log(), createdMark, PodInformerUnauthorized, MetricsQueryUnauthorized, Unauthorized))
 	default:
 		// Patched: a failure. Pristine: inconclusive, no 401 to show.
 		s.fatalf("%v; first 401 since the restart: %s", err, firstLine(adapter.Log(), mark, Unauthorized))
@@ -165,9 +170,13 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 		s.errorf("%s exited (code %d); a member credential must never stop it", adapter.Name(), adapter.ExitCode())
 	}
 	if mt, err := karmada.ScrapeMetrics(ctx, metricsURL); err == nil {
-		d := mt.MemberCredential(memberName).Sub(before)
 		if b == karmadacp.Patched {
-			s.notef("membercred counters of karmada-metrics-adapter over the rotation and restart: %s", d)
+			s.notef("membercred counters of karmada-metrics-adapter over the rotation and restart: %s", mt.MemberCredential(memberName).Sub(before))
+		}
+		// client-go's request counter, in both builds: every 401 the
+		// adapter's member clients got, logged or not.
+		if _, ok := mt[restClientRequests]; ok {
+			s.notef("karmada-metrics-adapter's %s{code=\"401\"} at the end: %.0f (%s)", restClientRequests, mt.Sum(restClientRequests, map[string]string{"code": "401"}), metricsURL)
 		}
 	} else {
 		s.errorf("scraping %s's %s: %v", adapter.Name(), metricsURL, err)
