@@ -47,7 +47,7 @@ func withMemberMetrics() envOption  { return func(o *envOptions) { o.memberMetri
 var standIns = []string{
 	"stand-in: no kubelet or kube-controller-manager on the member; the suite writes the member Deployments' status (all replicas ready) through the status subresource",
 	"stand-in: member tokens minted with the TokenRequest API, as no token controller fills karmadactl's ServiceAccount token Secrets",
-	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter; default feature gates",
+	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter (but in the metrics scenario); default feature gates",
 }
 
 func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {

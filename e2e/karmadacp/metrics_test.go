@@ -130,6 +130,7 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 	case err == nil:
 		s.timing("restart-to-first-metric", time.Since(restarted))
 	case errBlind(err):
+		s.timing("restart-to-window-closed", time.Since(restarted))
 		// The refusal after the Pod was created, not the watch broken by
 		// the kill: that one is what keeps the Pod out of the cache.
 		fail("new Pod's metrics served", err, firstLine(adapter.Log(), createdMark, PodInformerUnauthorized, MetricsQueryUnauthorized, Unauthorized))
@@ -171,12 +172,22 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 	}
 	if mt, err := karmada.ScrapeMetrics(ctx, metricsURL); err == nil {
 		if b == karmadacp.Patched {
-			s.notef("membercred counters of karmada-metrics-adapter over the rotation and restart: %s", mt.MemberCredential(memberName).Sub(before))
+			d := mt.MemberCredential(memberName).Sub(before)
+			s.notef("membercred counters of karmada-metrics-adapter over the rotation and restart: %s", d)
+			// The adapter builds its member clients once per Cluster, so
+			// only a 401 tells the shared token source of a rotation.
+			if d.Recovered > 0 {
+				s.notef("path: member 401s replayed with the token re-read from the Secret (%v recovered)", d.Recovered)
+			} else if d.Refreshes > 0 {
+				s.notef("path: the shared token source's periodic re-read found the new token before a 401")
+			}
 		}
-		// client-go's request counter, in both builds: every 401 the
-		// adapter's member clients got, logged or not.
+		// client-go's request counter would count every 401, logged or
+		// not; the adapter's legacyregistry may not carry it.
 		if _, ok := mt[restClientRequests]; ok {
 			s.notef("karmada-metrics-adapter's %s{code=\"401\"} at the end: %.0f (%s)", restClientRequests, mt.Sum(restClientRequests, map[string]string{"code": "401"}), metricsURL)
+		} else {
+			s.notef("karmada-metrics-adapter's /metrics has no %s; its 401s are counted from its log", restClientRequests)
 		}
 	} else {
 		s.errorf("scraping %s's %s: %v", adapter.Name(), metricsURL, err)
