@@ -1,12 +1,13 @@
 // Package karmadacp is the Karmada suite on a real control plane (issue
 // 14): karmada-apiserver with karmada-aggregated-apiserver serving
 // cluster.karmada.io, Karmada's CRDs, karmada-webhook, karmada-scheduler and
-// karmada-controller-manager with its default controller set, all from the
-// pinned tree (internal/karmadacp), and members joined in Push mode as
-// `karmadactl join` joins them. Each build runs on its own control plane:
-// pristine (every component upstream as released) and patched (the
-// controller-manager holdfast ships; the other components from the patched
-// tree, which the series does not change).
+// karmada-controller-manager with its default controller set (and, for the
+// metrics scenario, karmada-metrics-adapter), all from the pinned tree
+// (internal/karmadacp), and members joined in Push mode as `karmadactl
+// join` joins them. Each build runs on its own control plane: pristine
+// (every component upstream as released) and patched (the binaries
+// holdfast ships; the other components from the patched tree, which the
+// series does not change).
 //
 // The scenarios are in files tagged e2e and run with every other suite in
 // `make e2e` (and so `make test`); `make e2e-karmada-cp` runs this suite
@@ -32,11 +33,20 @@
 // Every scenario notes each component's membercred counters per member
 // over the rotation (countCredentials), one line per component with a
 // metrics endpoint.
+//   - metrics: karmada-metrics-adapter runs too; Karmada's metrics.k8s.io
+//     serves the PodMetrics of a Pod on member1; after the same rotation,
+//     revocation and restart, it must serve those of a Pod created on
+//     member1 afterwards, and still those of the first. Pristine is
+//     expected RED (its member Pod informer and PodMetrics client keep the
+//     token they were built with).
 //
 // Stand-in: no kubelet or kube-controller-manager runs on the member, so a
 // Deployment there never gets a status of its own; the scenario writes the
 // status a member whose pods all run would report (ReadyStatus) through
 // the status subresource, as the member's deployment controller would.
+// Nor does a metrics-server run there: the metrics scenario serves the
+// member's metrics.k8s.io from the test process (karmadacp.MemberMetrics,
+// fixed usage for each Pod object that exists on the member).
 //
 // The untagged files are pure helpers (object builders, status readers,
 // log evidence) with unit tests that run with `make unit`.

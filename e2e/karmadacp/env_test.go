@@ -5,6 +5,8 @@ package karmadacp
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,6 +29,9 @@ type env struct {
 	// (withMember2).
 	member2      *controlplane.Cluster
 	member2Audit string
+	// memberMetrics is the member's metrics.k8s.io stand-in
+	// (withMemberMetrics), nil without.
+	memberMetrics *karmadacp.MemberMetrics
 }
 
 // envOptions are what a scenario adds to the default environment, so
@@ -37,6 +42,10 @@ type envOptions struct {
 	// member2 starts a second member cluster whose kube-apiserver writes
 	// an audit log.
 	member2 bool
+	// metricsAdapter runs karmada-metrics-adapter too.
+	metricsAdapter bool
+	// memberMetrics serves metrics.k8s.io on the member (the stand-in).
+	memberMetrics bool
 }
 
 type envOption func(*envOptions)
@@ -48,13 +57,15 @@ func withControllerManagerFlags(flags ...string) envOption {
 
 // withMember2 adds a second member cluster, whose kube-apiserver writes an
 // audit log (in its log folder, so a failed test keeps it).
-func withMember2() envOption { return func(o *envOptions) { o.member2 = true } }
+func withMember2() envOption        { return func(o *envOptions) { o.member2 = true } }
+func withMetricsAdapter() envOption { return func(o *envOptions) { o.metricsAdapter = true } }
+func withMemberMetrics() envOption  { return func(o *envOptions) { o.memberMetrics = true } }
 
 // standIns are stated in every scenario's notes.
 var standIns = []string{
 	"stand-in: no kubelet or kube-controller-manager on the member; the suite writes the member Deployments' status (all replicas ready) through the status subresource",
 	"stand-in: member tokens minted with the TokenRequest API, as no token controller fills karmadactl's ServiceAccount token Secrets",
-	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter; default feature gates",
+	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter (but in the metrics scenario); default feature gates",
 }
 
 func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
@@ -72,7 +83,11 @@ func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range karmadacp.Components {
+	components := karmadacp.Components
+	if o.metricsAdapter {
+		components = append(slices.Clip(components), karmadacp.MetricsAdapter)
+	}
+	for _, c := range components {
 		v, err := karmada.BinaryVersion(ctx, target.Binaries[c])
 		if err != nil {
 			t.Fatal(err)
@@ -90,11 +105,25 @@ func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 	begin := time.Now()
 	cpOpts := karmadacp.Options{
 		Name: "karmada-" + string(b), Tree: target.Tree, Binaries: target.Binaries, Etcd: etcd, KubeAPIServer: apiServer,
+		MetricsAdapter: o.metricsAdapter,
 	}
 	cpOpts.ControllerManager.Extra = o.controllerManagerFlags
 	e.cp = karmadacp.StartForTest(t, cpOpts)
 	e.started = time.Since(begin)
-	e.member = controlplane.StartForTest(t, controlplane.Options{Name: "member1-" + string(b), Etcd: etcd, KubeAPIServer: apiServer})
+	memberOpts := controlplane.Options{Name: "member1-" + string(b), Etcd: etcd, KubeAPIServer: apiServer}
+	if o.memberMetrics {
+		if e.memberMetrics, err = karmadacp.NewMemberMetrics(filepath.Join(t.TempDir(), "member1-metrics")); err != nil {
+			t.Fatal(err)
+		}
+		memberOpts.ExtraAPIServerFlags = e.memberMetrics.APIServerFlags()
+	}
+	e.member = controlplane.StartForTest(t, memberOpts)
+	if e.memberMetrics != nil {
+		t.Cleanup(func() { _ = e.memberMetrics.Close() })
+		if err := e.memberMetrics.Start(ctx, e.member, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if o.member2 {
 		e.startMember2(t, etcd, apiServer)
 	}

@@ -18,6 +18,14 @@ var (
 	WorkSyncFailed = regexp.MustCompile(`Failed to sync work\(`)
 	// Unauthorized is any 401 a component logs.
 	Unauthorized = regexp.MustCompile(`Unauthorized`)
+	// PodInformerUnauthorized is a member Pod informer refused with 401:
+	// karmada-metrics-adapter's typed informer (type="*v1.Pod"), through
+	// which it learns which Pods a member has. It logs JSON, where the
+	// keys may come in either order.
+	PodInformerUnauthorized = regexp.MustCompile(`Failed to watch.*(Unauthorized.*"\*v1\.Pod"|"\*v1\.Pod".*Unauthorized)`)
+	// MetricsQueryUnauthorized is karmada-metrics-adapter's member dynamic
+	// client refused a PodMetrics GET or LIST with 401.
+	MetricsQueryUnauthorized = regexp.MustCompile(`Failed to query metrics in cluster\([^)]*\): Unauthorized`)
 	// MemberTokenPickedUp is the patched binary picking up a rotated token
 	// from the Secret (pkg/membercred).
 	MemberTokenPickedUp = regexp.MustCompile(`Picked up a rotated member cluster token`)

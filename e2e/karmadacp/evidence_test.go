@@ -35,3 +35,38 @@ func TestEvidencePatterns(t *testing.T) {
 		}
 	}
 }
+
+// Lines as karmada-metrics-adapter v1.18.2 logs them (JSON, from a
+// pristine run of the metrics scenario).
+const (
+	podListRefused      = `{"ts":1796299892109.4521,"caller":"cache/reflector.go:204","msg":"Failed to watch","reflector":"k8s.io/client-go@v0.35.3/tools/cache/reflector.go:289","type":"*v1.Pod","err":"failed to list *v1.Pod: Unauthorized"}`
+	podWatchRefused     = `{"ts":1796299888128.197,"caller":"cache/reflector.go:204","msg":"Failed to watch","reflector":"k8s.io/client-go@v0.35.3/tools/cache/reflector.go:289","type":"*v1.Pod","err":"Unauthorized - error from a previous attempt: read tcp 127.0.0.1:35750->127.0.0.1:43749: read: connection reset by peer"}`
+	nodeListRefusedJSON = `{"ts":1796299892109.4521,"caller":"cache/reflector.go:204","msg":"Failed to watch","reflector":"k8s.io/client-go@v0.35.3/tools/cache/reflector.go:289","type":"*v1.Node","err":"failed to list *v1.Node: Unauthorized"}`
+	podWatchClosedJSON  = `{"ts":1796299888128.197,"caller":"cache/reflector.go:204","msg":"Failed to watch","type":"*v1.Pod","err":"very short watch"}`
+	metricsQueryRefused = `{"ts":1796299902281.0452,"caller":"provider/resourcemetrics.go:139","msg":"Failed to query metrics in cluster(member1): Unauthorized"}`
+	metricsQueryMissing = `{"ts":1796299902281.0452,"caller":"provider/resourcemetrics.go:139","msg":"Failed to query metrics in cluster(member1): the server could not find the requested resource"}`
+)
+
+func TestMetricsAdapterEvidencePatterns(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		line       string
+		pod, query bool
+	}{
+		{"pod list 401", podListRefused, true, false},
+		{"pod watch 401", podWatchRefused, true, false},
+		{"node list 401", nodeListRefusedJSON, false, false},
+		{"pod watch ended otherwise", podWatchClosedJSON, false, false},
+		{"PodMetrics query 401", metricsQueryRefused, false, true},
+		{"PodMetrics query failed otherwise", metricsQueryMissing, false, false},
+		// klog's text format, keys in the other order.
+		{"pod list 401 (text)", `E1203 10:16:32.460714 13437 reflector.go:204] "Failed to watch" type="*v1.Pod" err="failed to list *v1.Pod: Unauthorized"`, true, false},
+	} {
+		if got := PodInformerUnauthorized.MatchString(tc.line); got != tc.pod {
+			t.Errorf("%s: PodInformerUnauthorized matched=%v, want %v", tc.name, got, tc.pod)
+		}
+		if got := MetricsQueryUnauthorized.MatchString(tc.line); got != tc.query {
+			t.Errorf("%s: MetricsQueryUnauthorized matched=%v, want %v", tc.name, got, tc.query)
+		}
+	}
+}

@@ -93,4 +93,6 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "own-credential", karmadacp.Patched, testOwnCredential)
 	run(t, "two-members", karmadacp.Pristine, testTwoMembers)
 	run(t, "two-members", karmadacp.Patched, testTwoMembers)
+	run(t, "metrics", karmadacp.Pristine, testMetrics)
+	run(t, "metrics", karmadacp.Patched, testMetrics)
 }

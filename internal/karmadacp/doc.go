@@ -12,14 +12,19 @@
 //   - karmada-webhook with the tree's Mutating- and
 //     ValidatingWebhookConfiguration;
 //   - karmada-scheduler, and karmada-controller-manager with its default
-//     controller set and its own ServiceAccount token.
+//     controller set and its own ServiceAccount token;
+//   - optionally (Options.MetricsAdapter) karmada-metrics-adapter,
+//     registered for metrics.k8s.io and custom.metrics.k8s.io with the
+//     tree's APIServices (MetricsAdapterAPIServices).
 //
 // JoinPush joins a member cluster (another internal/controlplane cluster)
 // as `karmadactl join` does, and Member.Rotate rotates its credential as an
 // operator would. ControlPlane.MemberCredential reads one component's
 // membercred counters for one member from its metrics endpoint
 // (internal/membercredmetrics), over TLS with the admin's credential for the
-// aggregated servers' secure ports.
+// aggregated servers' secure ports. MemberMetrics is a stand-in for a member's metrics-server
+// (members run no kubelet): PodMetrics of the member's Pods, served from
+// the test process through the member's aggregator.
 //
 // Everything the control plane installs is read from the pinned Karmada
 // tree (charts/karmada/_crds, artifacts/deploy), rendered as the deploy
@@ -33,7 +38,7 @@
 // kube-controller-manager on karmada-apiserver (upstream runs one for
 // namespace deletion, garbage collection and ServiceAccount token Secrets;
 // nothing here waits on them), no scheduler estimator, no
-// karmada-descheduler, karmada-search or karmada-metrics-adapter yet,
+// karmada-descheduler or karmada-search yet,
 // member tokens minted with the TokenRequest API (JoinPush), default
 // feature gates (upstream's deploy script turns on every alpha and beta
 // gate), and every component but the controller-manager authenticates as

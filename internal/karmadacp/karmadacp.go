@@ -78,6 +78,10 @@ type Options struct {
 	// StartTimeout bounds each component's start (and karmada-apiserver's);
 	// default 3 minutes, for a runner busy compiling.
 	StartTimeout time.Duration
+	// MetricsAdapter also starts karmada-metrics-adapter, registered for
+	// metrics.k8s.io and custom.metrics.k8s.io (startMetricsAdapter);
+	// Binaries must then name it. Default off.
+	MetricsAdapter bool
 }
 
 const defaultStartTimeout = 3 * time.Minute
@@ -116,6 +120,11 @@ func (o *Options) complete() error {
 		}
 		if _, err := os.Stat(path); err != nil {
 			return fmt.Errorf("karmada control plane %s: %s binary: %w", o.Name, c, err)
+		}
+	}
+	if o.MetricsAdapter {
+		if err := o.checkBinary(MetricsAdapter); err != nil {
+			return err
 		}
 	}
 	if o.Verbosity == 0 {
@@ -208,6 +217,11 @@ func startComponents(ctx context.Context, o Options, p *pki, api *controlplane.C
 	}
 	if err := cp.startControllerManager(ctx); err != nil {
 		return cp, err
+	}
+	if o.MetricsAdapter {
+		if err := cp.startMetricsAdapter(ctx, admin); err != nil {
+			return cp, err
+		}
 	}
 	return cp, nil
 }
@@ -535,6 +549,7 @@ func (cp *ControlPlane) stopComponents() {
 		return
 	}
 	cp.stopped = true
+	stopOptional(cp.procs) // started after Components
 	for i := len(Components) - 1; i >= 0; i-- {
 		if p := cp.procs[Components[i]]; p != nil {
 			_ = p.Stop(stopGrace)

@@ -51,6 +51,9 @@ const (
 type pki struct {
 	dir    string
 	caCert []byte // PEM, the caBundle of the APIService and webhooks
+	// ca signs the serving certificates of optional components on demand
+	// (servingCert).
+	ca *testpki.Authority
 }
 
 // newPKI generates every certificate and writes it under dir.
@@ -63,7 +66,7 @@ func newPKI(dir string, now time.Time) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pki{dir: dir, caCert: ca.CertPEM}
+	p := &pki{dir: dir, caCert: ca.CertPEM, ca: ca}
 	files := []pemFile{
 		{p.caFile(), ca.CertPEM, 0o644},
 		{p.frontProxyCAFile(), frontProxy.CertPEM, 0o644},

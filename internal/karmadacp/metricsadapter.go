@@ -1,0 +1,232 @@
+package karmadacp
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/testpki"
+)
+
+// karmada-metrics-adapter as upstream deploys it: the Deployment's flags
+// (artifacts/deploy/karmada-metrics-adapter.yaml) and the APIServices
+// deploy-karmada.sh installs for it.
+const (
+	metricsAdapterAPIServiceFile = "artifacts/deploy/karmada-metrics-adapter-apiservice.yaml"
+	metricsAdapterServiceName    = "karmada-metrics-adapter"
+)
+
+// PodMetricsGVR is metrics.k8s.io/v1beta1 pods (PodMetrics), which
+// karmada-metrics-adapter serves through karmada-apiserver and a member's
+// metrics server (or MemberMetrics) through the member's kube-apiserver.
+var PodMetricsGVR = schema.GroupVersionResource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods"}
+
+// startMetricsAdapter runs karmada-metrics-adapter, registers it with the
+// tree's APIServices and waits until PodMetrics are listed through
+// karmada-apiserver. Its /metrics is plain HTTP on --metrics-bind-address
+// (legacyregistry, membercred's counters included in the patched build),
+// with no authentication, as upstream serves it.
+func (cp *ControlPlane) startMetricsAdapter(ctx context.Context, kubeconfig string) error {
+	cert, key, err := cp.pki.servingCert(SystemNamespace, metricsAdapterServiceName, time.Now())
+	if err != nil {
+		return fmt.Errorf("%s: serving certificate: %w", MetricsAdapter, err)
+	}
+	return cp.start(ctx, component{
+		name:  MetricsAdapter,
+		ports: 2,
+		args: func(ports []int) ([]string, error) {
+			return metricsAdapterArgs(kubeconfig, cert, key, ports[0], ports[1], cp.opts.Verbosity), nil
+		},
+		ready: func(ports []int) check { return cp.httpsCheck(fmt.Sprintf("https://%s/readyz", hostPort(ports[0]))) },
+		after: func(ctx context.Context, ports []int) error {
+			objs, err := MetricsAdapterAPIServices(cp.opts.Tree, cp.pki.caCert, ports[0])
+			if err != nil {
+				return err
+			}
+			if err := applyObjects(ctx, cp.API, objs); err != nil {
+				return fmt.Errorf("registering the APIServices: %w", err)
+			}
+			return waitPodMetricsAPI(ctx, cp.API, cp.opts.StartTimeout, "v1beta1.metrics.k8s.io")
+		},
+		metrics: 1,
+	})
+}
+
+// metricsAdapterArgs are karmada-metrics-adapter's flags: upstream's
+// Deployment, every listener on 127.0.0.1, less --client-ca-file. Upstream
+// points that at the server CA for clients presenting a certificate
+// directly; here every request comes through karmada-apiserver's
+// aggregator, authenticated by the front-proxy certificate whose CA the
+// adapter reads from kube-system/extension-apiserver-authentication (its
+// --authentication-kubeconfig), and nothing else calls it. Logs are JSON
+// (--logging-format=json), as upstream runs it.
+func metricsAdapterArgs(kubeconfig, certFile, keyFile string, port, metricsPort, verbosity int) []string {
+	return []string{
+		"--kubeconfig=" + kubeconfig,
+		"--metrics-bind-address=" + hostPort(metricsPort),
+		"--authentication-kubeconfig=" + kubeconfig,
+		"--authorization-kubeconfig=" + kubeconfig,
+		"--tls-cert-file=" + certFile,
+		"--tls-private-key-file=" + keyFile,
+		"--audit-log-path=-",
+		"--audit-log-maxage=0",
+		"--audit-log-maxbackup=0",
+		"--tls-min-version=VersionTLS13",
+		"--bind-address=" + loopback,
+		"--secure-port=" + strconv.Itoa(port),
+		"--logging-format=json",
+		"--v=" + strconv.Itoa(verbosity),
+	}
+}
+
+// MetricsAdapterAPIServices returns the tree's APIServices for
+// karmada-metrics-adapter (metrics.k8s.io and custom.metrics.k8s.io) and
+// the Service they name, rendered as AggregatedAPIService renders the
+// Cluster API's: caBundle filled, the ExternalName Service pointed at
+// localhost and each APIService at port.
+func MetricsAdapterAPIServices(tree string, caPEM []byte, port int) ([]*unstructured.Unstructured, error) {
+	return loopbackAPIServices(tree, metricsAdapterAPIServiceFile, metricsAdapterServiceName, caPEM, port)
+}
+
+// loopbackAPIServices renders file, which must hold APIServices that all
+// name Service karmada-system/<service> and that Service (ExternalName),
+// for a server on 127.0.0.1:port (see AggregatedAPIService for why an
+// ExternalName of localhost reaches it).
+func loopbackAPIServices(tree, file, service string, caPEM []byte, port int) ([]*unstructured.Unstructured, error) {
+	what := fmt.Sprintf("%s APIServices", service)
+	data, err := os.ReadFile(filepath.Join(tree, file))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if data, err = render(file, data, caPEM, 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	objs, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", what, file, err)
+	}
+	apiServices, services := 0, 0
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "APIService":
+			name, _, _ := unstructured.NestedString(o.Object, "spec", "service", "name")
+			namespace, _, _ := unstructured.NestedString(o.Object, "spec", "service", "namespace")
+			if name != service || namespace != SystemNamespace {
+				return nil, fmt.Errorf("%s: %s: APIService %s names Service %s/%s, not %s/%s", what, file, o.GetName(), namespace, name, SystemNamespace, service)
+			}
+			if err := unstructured.SetNestedField(o.Object, int64(port), "spec", "service", "port"); err != nil {
+				return nil, err
+			}
+			apiServices++
+		case "Service":
+			if o.GetName() != service {
+				return nil, fmt.Errorf("%s: %s: unexpected Service %s", what, file, o.GetName())
+			}
+			if typ, _, _ := unstructured.NestedString(o.Object, "spec", "type"); typ != "ExternalName" {
+				return nil, fmt.Errorf("%s: %s: Service %s is of type %q, not ExternalName", what, file, o.GetName(), typ)
+			}
+			if err := unstructured.SetNestedField(o.Object, loopbackName, "spec", "externalName"); err != nil {
+				return nil, err
+			}
+			services++
+		default:
+			return nil, fmt.Errorf("%s: %s: unexpected %s %s", what, file, o.GetKind(), o.GetName())
+		}
+	}
+	if apiServices == 0 || services != 1 {
+		return nil, fmt.Errorf("%s: %s: want APIServices and their one Service, got %d APIServices and %d Services", what, file, apiServices, services)
+	}
+	return objs, nil
+}
+
+// waitPodMetricsAPI waits until listing PodMetrics of the default
+// namespace works through c's aggregator: apiService is Available and the
+// server behind it authenticates the aggregator's proxy and answers.
+func waitPodMetricsAPI(ctx context.Context, c *controlplane.Cluster, timeout time.Duration, apiService string) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		_, err := c.Dynamic().Resource(PodMetricsGVR).Namespace(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{})
+		if err == nil {
+			return nil
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s is not served through %s: %v; APIService: %s", PodMetricsGVR.GroupVersion(), c.Name(), last, apiServiceAvailable(c, apiService))
+		case <-time.After(readyPoll):
+		}
+	}
+}
+
+// apiServiceAvailable is APIService name's Available condition, for
+// errors.
+func apiServiceAvailable(c *controlplane.Cluster, name string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	o, err := c.Dynamic().Resource(apiServiceGVR).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err.Error()
+	}
+	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
+	for _, raw := range conds {
+		m, _ := raw.(map[string]any)
+		if m["type"] == "Available" {
+			return fmt.Sprintf("%s Available=%v (%v: %v)", name, m["status"], m["reason"], m["message"])
+		}
+	}
+	return name + " has no Available condition yet"
+}
+
+// servingCert issues a serving certificate from the CA for Service
+// namespace/service (the name the aggregator checks) and 127.0.0.1, and
+// writes it as <service>.crt and .key.
+func (p *pki) servingCert(namespace, service string, now time.Time) (certFile, keyFile string, err error) {
+	dns := service + "." + namespace + ".svc"
+	cert, key, err := p.ca.Issue(testpki.Leaf{CommonName: service, Usage: x509.ExtKeyUsageServerAuth, DNSNames: []string{dns, loopbackName}, IPs: []net.IP{net.ParseIP(loopback)}}, now)
+	if err != nil {
+		return "", "", fmt.Errorf("certificate %s: %w", service, err)
+	}
+	certFile, keyFile = filepath.Join(p.dir, service+".crt"), filepath.Join(p.dir, service+".key")
+	if err := os.WriteFile(certFile, cert, 0o644); err != nil {
+		return "", "", err
+	}
+	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+		return "", "", err
+	}
+	return certFile, keyFile, nil
+}
+
+// checkBinary is Options.complete's check of an optional component.
+func (o *Options) checkBinary(c Component) error {
+	path := o.Binaries[c]
+	if path == "" {
+		return fmt.Errorf("karmada control plane %s: no %s binary in Options.Binaries", o.Name, c)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("karmada control plane %s: %s binary: %w", o.Name, c, err)
+	}
+	return nil
+}
+
+// stopOptional stops the processes of components not in Components (the
+// optional ones, started after them); the caller holds cp.mu.
+func stopOptional(procs map[Component]*controlplane.Process) {
+	for c, p := range procs {
+		if !slices.Contains(Components, c) {
+			_ = p.Stop(stopGrace)
+		}
+	}
+}
