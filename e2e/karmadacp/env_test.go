@@ -29,10 +29,14 @@ type env struct {
 var standIns = []string{
 	"stand-in: no kubelet or kube-controller-manager on the member; the suite writes the member Deployments' status (all replicas ready) through the status subresource",
 	"stand-in: member tokens minted with the TokenRequest API, as no token controller fills karmadactl's ServiceAccount token Secrets",
-	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter; default feature gates",
+	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-metrics-adapter; karmada-search (run only by the search scenario); default feature gates",
 }
 
-func newEnv(t *testing.T, b karmadacp.Build) *env {
+// envOption changes the control plane's options before it starts (e.g.
+// withSearch).
+type envOption func(*karmadacp.Options)
+
+func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 	t.Helper()
 	ctx := t.Context()
 	root, err := toolcache.Root()
@@ -43,7 +47,13 @@ func newEnv(t *testing.T, b karmadacp.Build) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range karmadacp.Components {
+	o := karmadacp.Options{
+		Name: "karmada-" + string(b), Tree: target.Tree, Binaries: target.Binaries,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	for _, c := range o.Running() {
 		v, err := karmada.BinaryVersion(ctx, target.Binaries[c])
 		if err != nil {
 			t.Fatal(err)
@@ -59,9 +69,8 @@ func newEnv(t *testing.T, b karmadacp.Build) *env {
 
 	e := &env{build: b, target: target}
 	begin := time.Now()
-	e.cp = karmadacp.StartForTest(t, karmadacp.Options{
-		Name: "karmada-" + string(b), Tree: target.Tree, Binaries: target.Binaries, Etcd: etcd, KubeAPIServer: apiServer,
-	})
+	o.Etcd, o.KubeAPIServer = etcd, apiServer
+	e.cp = karmadacp.StartForTest(t, o)
 	e.started = time.Since(begin)
 	e.member = controlplane.StartForTest(t, controlplane.Options{Name: "member1-" + string(b), Etcd: etcd, KubeAPIServer: apiServer})
 	return e

@@ -46,4 +46,6 @@ func TestMain(m *testing.M) {
 func TestKarmadaControlPlane(t *testing.T) {
 	t.Run("propagation/pristine", func(t *testing.T) { testPropagation(t, karmadacp.Pristine) })
 	t.Run("propagation/patched", func(t *testing.T) { testPropagation(t, karmadacp.Patched) })
+	t.Run("search/pristine", func(t *testing.T) { testSearch(t, karmadacp.Pristine) })
+	t.Run("search/patched", func(t *testing.T) { testSearch(t, karmadacp.Patched) })
 }

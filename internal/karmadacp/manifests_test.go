@@ -211,11 +211,10 @@ spec:
 	}
 }
 
-// TestPinnedTreeRenders renders the pinned tree's own files, when `holdfast
-// apply` made it: a rebase onto a release that changes them (a new
-// placeholder, another webhook address, a new kustomization feature) fails
-// here first.
-func TestPinnedTreeRenders(t *testing.T) {
+// pinnedTree is the applied tree of pins.txt's default Karmada pin; t is
+// skipped when `holdfast apply` has not made it.
+func pinnedTree(t *testing.T) string {
+	t.Helper()
 	root, err := toolcache.Root()
 	if err != nil {
 		t.Fatal(err)
@@ -236,6 +235,15 @@ func TestPinnedTreeRenders(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(tree, crdKustomization)); err != nil {
 		t.Skipf("no applied tree at %s (holdfast apply --upstream karmada): %v", tree, err)
 	}
+	return tree
+}
+
+// TestPinnedTreeRenders renders the pinned tree's own files, when `holdfast
+// apply` made it: a rebase onto a release that changes them (a new
+// placeholder, another webhook address, a new kustomization feature) fails
+// here first.
+func TestPinnedTreeRenders(t *testing.T) {
+	tree := pinnedTree(t)
 	crds, err := CRDs(tree, testCA, 9443)
 	if err != nil {
 		t.Fatal(err)
