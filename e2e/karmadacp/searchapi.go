@@ -90,3 +90,13 @@ func CachedFrom(body []byte, name string) (cluster string, found bool, err error
 // SearchCacheMiss is karmada-search's cache path not finding an object in
 // a member informer's cache, which it logs for every such request.
 var SearchCacheMiss = regexp.MustCompile(`Failed to get apps/v1, Resource=deployments resource\([^)]*\) from cluster\([^)]*\)'s informer cache`)
+
+// The proxy's own cache of member Deployments (the apiserver cacher of
+// pkg/search/proxy/store) after the member restarted: initialized again,
+// or refused as the rotated ServiceAccount (which shows the proxy's
+// client carried the new token; a transient 403 while the restarted
+// member's RBAC cache fills).
+var (
+	ProxyCacherInitialized     = regexp.MustCompile(`"cacher initialized" group="apps" resource="deployments"`)
+	ProxyCacherRotatedIdentity = regexp.MustCompile(`cacher \(deployments\.apps\): .*User "system:serviceaccount:karmada-cluster:karmada-[a-z0-9-]+-rotated-[0-9]+"`)
+)

@@ -73,3 +73,16 @@ func TestSearchCacheMiss(t *testing.T) {
 		t.Error("karmada-search's cache miss line does not match")
 	}
 }
+
+func TestProxyCacherPatterns(t *testing.T) {
+	rotated := `E1203 12:15:07.753165   16236 cacher.go:498] cacher (deployments.apps): unexpected ListAndWatch error: deployments.apps is forbidden: User "system:serviceaccount:karmada-cluster:karmada-member1-rotated-1" cannot watch resource "deployments" in API group "apps" at the cluster scope`
+	if !ProxyCacherRotatedIdentity.MatchString(rotated) {
+		t.Error("the proxy cacher refused as the rotated account does not match")
+	}
+	if ProxyCacherRotatedIdentity.MatchString(strings.Replace(rotated, "karmada-member1-rotated-1", "karmada-member1", 1)) {
+		t.Error("the proxy cacher refused as the original account matches: it would not show the rotated token")
+	}
+	if !ProxyCacherInitialized.MatchString(`I1203 12:15:08.763583   16236 cacher.go:487] "cacher initialized" group="apps" resource="deployments"`) {
+		t.Error("the proxy cacher's initialization does not match")
+	}
+}

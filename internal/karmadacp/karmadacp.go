@@ -519,7 +519,10 @@ func (cp *ControlPlane) Process(c Component) *controlplane.Process {
 	return cp.procs[c]
 }
 
-// MetricsURL is the /metrics endpoint of c ("" if it has none).
+// MetricsURL is the /metrics endpoint of c ("" if it has none): plain
+// HTTP for the controller-runtime components; https for karmada-search,
+// which needs karmada-apiserver's admin bearer token and CAData (see
+// startSearch).
 func (cp *ControlPlane) MetricsURL(c Component) string {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
