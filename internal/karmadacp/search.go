@@ -39,7 +39,10 @@ func SearchAPIService(tree string, caPEM []byte, port int) ([]*unstructured.Unst
 // used only to validate the logging flags), and both its cache
 // (/apis/search.karmada.io/v1alpha1/search/cache/...) and its proxy
 // (.../proxying/karmada/proxy/...) are on unless --disable-search or
-// --disable-proxy is given.
+// --disable-proxy is given. (--disable-proxy crashes v1.18.2 at start:
+// the search-storage-cache-readiness post-start hook is registered on the
+// proxy controller whether or not there is one, and panics on the nil
+// one, pkg/search/proxy/controller.go:344.)
 func searchArgs(kubeconfig, etcd string, p *pki, port, verbosity int) []string {
 	return []string{
 		"--kubeconfig=" + kubeconfig,
