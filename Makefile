@@ -134,7 +134,7 @@ E2E_KARMADA_CP_PKGS := ./e2e/karmadacp/ ./internal/karmadacp/
 KARMADA_CP_SHIPPED := karmada-controller-manager,karmada-search,karmada-metrics-adapter
 
 .PHONY: e2e-karmada-cp
-e2e-karmada-cp: ## Opt-in, not in e2e or test: Karmada on a real control plane (aggregated API server, webhook, scheduler, default controller-manager), propagation through rotation, pristine RED and patched GREEN; report in _output/reports/e2e.md|json.
+e2e-karmada-cp: ## Opt-in, not in e2e or test: Karmada on a real control plane (aggregated API server, webhook, scheduler, default controller-manager, karmada-search), propagation and search through rotation, pristine RED and patched GREEN; report in _output/reports/e2e.md|json.
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_CP_SHIPPED)
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_CP_SHIPPED) --pristine
 	rc=0; $(GO) test -tags karmadacp -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') ./e2e/karmadacp/ || rc=$$?; \
