@@ -8,6 +8,13 @@
 // (every component upstream as released) and patched (the binaries
 // holdfast ships; the other components from the patched tree, which the
 // series does not change).
+// karmada-controller-manager with its default controller set, and
+// karmada-search for the scenario that needs it, all from the pinned tree
+// (internal/karmadacp), and members joined in Push mode as `karmadactl
+// join` joins them. Each build runs on its own control plane: pristine
+// (every component upstream as released) and patched (the
+// controller-manager and karmada-search holdfast ships; the other
+// components from the patched tree, which the series does not change).
 //
 // The scenarios are in files tagged e2e and run with every other suite in
 // `make e2e` (and so `make test`); `make e2e-karmada-cp` runs this suite
@@ -39,6 +46,15 @@
 //     member1 afterwards, and still those of the first. Pristine is
 //     expected RED (its member Pod informer and PodMetrics client keep the
 //     token they were built with).
+//   - search: karmada-search runs; a ResourceRegistry caches member1's
+//     Deployments; one created on member1 must be served by the search
+//     API's cache path and its proxy path; member1's token is rotated, the
+//     old one revoked, member1 restarted, and a Deployment created on it
+//     afterwards must be served by both paths. Pristine is expected RED on
+//     the cache path (the ResourceRegistry controller's member informer
+//     keeps its frozen token); its proxy path is reported, not required to
+//     fail, as it builds a member client from the Secret for each list and
+//     watch.
 //
 // Stand-in: no kubelet or kube-controller-manager runs on the member, so a
 // Deployment there never gets a status of its own; the scenario writes the

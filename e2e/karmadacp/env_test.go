@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -42,6 +41,8 @@ type envOptions struct {
 	// member2 starts a second member cluster whose kube-apiserver writes
 	// an audit log.
 	member2 bool
+	// search runs karmada-search too.
+	search bool
 	// metricsAdapter runs karmada-metrics-adapter too.
 	metricsAdapter bool
 	// memberMetrics serves metrics.k8s.io on the member (the stand-in).
@@ -58,6 +59,7 @@ func withControllerManagerFlags(flags ...string) envOption {
 // withMember2 adds a second member cluster, whose kube-apiserver writes an
 // audit log (in its log folder, so a failed test keeps it).
 func withMember2() envOption        { return func(o *envOptions) { o.member2 = true } }
+func withSearch() envOption         { return func(o *envOptions) { o.search = true } }
 func withMetricsAdapter() envOption { return func(o *envOptions) { o.metricsAdapter = true } }
 func withMemberMetrics() envOption  { return func(o *envOptions) { o.memberMetrics = true } }
 
@@ -65,7 +67,7 @@ func withMemberMetrics() envOption  { return func(o *envOptions) { o.memberMetri
 var standIns = []string{
 	"stand-in: no kubelet or kube-controller-manager on the member; the suite writes the member Deployments' status (all replicas ready) through the status subresource",
 	"stand-in: member tokens minted with the TokenRequest API, as no token controller fills karmadactl's ServiceAccount token Secrets",
-	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler, karmada-search, karmada-metrics-adapter (but in the metrics scenario); default feature gates",
+	"left out: kube-controller-manager on karmada-apiserver, scheduler estimator, descheduler; karmada-search and karmada-metrics-adapter only in the scenarios about them; default feature gates",
 }
 
 func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
@@ -83,11 +85,12 @@ func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	components := karmadacp.Components
-	if o.metricsAdapter {
-		components = append(slices.Clip(components), karmadacp.MetricsAdapter)
+	cpOpts := karmadacp.Options{
+		Name: "karmada-" + string(b), Tree: target.Tree, Binaries: target.Binaries,
+		Search: o.search, MetricsAdapter: o.metricsAdapter,
 	}
-	for _, c := range components {
+	cpOpts.ControllerManager.Extra = o.controllerManagerFlags
+	for _, c := range cpOpts.Running() {
 		v, err := karmada.BinaryVersion(ctx, target.Binaries[c])
 		if err != nil {
 			t.Fatal(err)
@@ -103,11 +106,7 @@ func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 
 	e := &env{build: b, target: target}
 	begin := time.Now()
-	cpOpts := karmadacp.Options{
-		Name: "karmada-" + string(b), Tree: target.Tree, Binaries: target.Binaries, Etcd: etcd, KubeAPIServer: apiServer,
-		MetricsAdapter: o.metricsAdapter,
-	}
-	cpOpts.ControllerManager.Extra = o.controllerManagerFlags
+	cpOpts.Etcd, cpOpts.KubeAPIServer = etcd, apiServer
 	e.cp = karmadacp.StartForTest(t, cpOpts)
 	e.started = time.Since(begin)
 	memberOpts := controlplane.Options{Name: "member1-" + string(b), Etcd: etcd, KubeAPIServer: apiServer}

@@ -90,6 +90,7 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 	}
 	servedBefore := e.memberMetrics.Served()
 	rotateMark := len(adapter.Log())
+	defer countCredentials(s, e.cp, memberName).note()
 	rot, err := m.Rotate(ctx)
 	if err != nil {
 		s.Fatalf("%v", err)

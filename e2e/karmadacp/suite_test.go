@@ -95,4 +95,6 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "two-members", karmadacp.Patched, testTwoMembers)
 	run(t, "metrics", karmadacp.Pristine, testMetrics)
 	run(t, "metrics", karmadacp.Patched, testMetrics)
+	run(t, "search", karmadacp.Pristine, testSearch)
+	run(t, "search", karmadacp.Patched, testSearch)
 }

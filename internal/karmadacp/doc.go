@@ -16,6 +16,9 @@
 //   - optionally (Options.MetricsAdapter) karmada-metrics-adapter,
 //     registered for metrics.k8s.io and custom.metrics.k8s.io with the
 //     tree's APIServices (MetricsAdapterAPIServices).
+//   - optionally (Options.Search) karmada-search, registered for
+//     search.karmada.io/v1alpha1 with the tree's APIService, its metrics
+//     on its secure port behind delegated authentication.
 //
 // JoinPush joins a member cluster (another internal/controlplane cluster)
 // as `karmadactl join` does, and Member.Rotate rotates its credential as an
@@ -32,13 +35,15 @@
 // a pod does, the difference is one function with the reason beside it:
 // the webhooks are called at https://127.0.0.1:<port> instead of their
 // Service's DNS name (WebhookConfiguration, CRDs), and the APIService's
-// ExternalName Service names localhost (AggregatedAPIService).
+// ExternalName Service names localhost (AggregatedAPIService,
+// SearchAPIService).
 //
 // Stand-ins and what is left out, each stated where it is made: no
 // kube-controller-manager on karmada-apiserver (upstream runs one for
 // namespace deletion, garbage collection and ServiceAccount token Secrets;
 // nothing here waits on them), no scheduler estimator, no
 // karmada-descheduler or karmada-search yet,
+// karmada-descheduler or karmada-metrics-adapter yet,
 // member tokens minted with the TokenRequest API (JoinPush), default
 // feature gates (upstream's deploy script turns on every alpha and beta
 // gate), and every component but the controller-manager authenticates as

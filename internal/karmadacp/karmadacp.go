@@ -46,6 +46,21 @@ const (
 // them.
 var Components = []Component{AggregatedAPIServer, Webhook, Scheduler, ControllerManager}
 
+// Running are the components o starts, in start order: Components, then
+// the optional ones o enables (karmada-search after the
+// controller-manager, as deploy-karmada.sh deploys it after the core
+// components).
+func (o Options) Running() []Component {
+	cs := slices.Clone(Components)
+	if o.Search {
+		cs = append(cs, Search)
+	}
+	if o.MetricsAdapter {
+		cs = append(cs, MetricsAdapter)
+	}
+	return cs
+}
+
 // Binaries are the paths of the component binaries, e.g. from
 // internal/treebin (aggregated API server, scheduler, webhook) and
 // `holdfast build` (controller-manager).
@@ -68,8 +83,13 @@ type Options struct {
 	Tree string
 	// Etcd and KubeAPIServer are internal/toolcache's binaries.
 	Etcd, KubeAPIServer string
-	// Binaries must name every Component.
+	// Binaries must name every Component, and every optional component
+	// enabled.
 	Binaries Binaries
+	// Search also starts karmada-search, registered for
+	// search.karmada.io/v1alpha1 (see startSearch). Off by default: a
+	// scenario that does not search does not pay for its start.
+	Search bool
 	// ControllerManager are karmada-controller-manager's flags.
 	ControllerManager ControllerManagerOptions
 	// Verbosity is klog's -v of the other components; default
@@ -113,18 +133,13 @@ func (o *Options) complete() error {
 	if _, err := os.Stat(filepath.Join(o.Tree, crdKustomization)); err != nil {
 		return fmt.Errorf("karmada control plane %s: not a Karmada tree: %w", o.Name, err)
 	}
-	for _, c := range Components {
+	for _, c := range o.Running() {
 		path := o.Binaries[c]
 		if path == "" {
 			return fmt.Errorf("karmada control plane %s: no %s binary in Options.Binaries", o.Name, c)
 		}
 		if _, err := os.Stat(path); err != nil {
 			return fmt.Errorf("karmada control plane %s: %s binary: %w", o.Name, c, err)
-		}
-	}
-	if o.MetricsAdapter {
-		if err := o.checkBinary(MetricsAdapter); err != nil {
-			return err
 		}
 	}
 	if o.Verbosity == 0 {
@@ -218,6 +233,11 @@ func startComponents(ctx context.Context, o Options, p *pki, api *controlplane.C
 	if err := cp.startControllerManager(ctx); err != nil {
 		return cp, err
 	}
+	if o.Search {
+		if err := cp.startSearch(ctx, admin); err != nil {
+			return cp, err
+		}
+	}
 	if o.MetricsAdapter {
 		if err := cp.startMetricsAdapter(ctx, admin); err != nil {
 			return cp, err
@@ -242,56 +262,12 @@ func (cp *ControlPlane) startAggregated(ctx context.Context, kubeconfig string) 
 			if err := applyObjects(ctx, cp.API, objs); err != nil {
 				return fmt.Errorf("registering the APIService: %w", err)
 			}
-			return cp.waitClusterAPI(ctx)
+			return cp.waitServed(ctx, ClusterGVR)
 		},
 		// Its metrics are behind authentication, and nothing here reads
 		// them.
 		metrics: -1,
 	})
-}
-
-// waitClusterAPI waits until listing Clusters through karmada-apiserver
-// works: the APIService is Available, the aggregator's proxy authenticates
-// to the aggregated server (front-proxy certificate) and that server's
-// delegated authentication and authorization answer.
-func (cp *ControlPlane) waitClusterAPI(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, cp.opts.StartTimeout)
-	defer cancel()
-	var last error
-	for {
-		_, err := cp.API.Dynamic().Resource(ClusterGVR).List(ctx, metav1.ListOptions{Limit: 1})
-		if err == nil {
-			return nil
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("the Cluster API is not served through karmada-apiserver: %v; APIService: %s", last, cp.apiServiceCondition())
-		case <-time.After(readyPoll):
-		}
-	}
-}
-
-var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
-
-// apiServiceCondition is the Available condition of the Cluster
-// APIService, for errors.
-func (cp *ControlPlane) apiServiceCondition() string {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	name := ClusterGVR.Version + "." + ClusterGVR.Group
-	o, err := cp.API.Dynamic().Resource(apiServiceGVR).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return err.Error()
-	}
-	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == "Available" {
-			return fmt.Sprintf("%s Available=%v (%v: %v)", name, m["status"], m["reason"], m["message"])
-		}
-	}
-	return name + " has no Available condition yet"
 }
 
 func (cp *ControlPlane) startWebhook(ctx context.Context, kubeconfig string) error {
@@ -513,7 +489,10 @@ func (cp *ControlPlane) Process(c Component) *controlplane.Process {
 	return cp.procs[c]
 }
 
-// MetricsURL is the /metrics endpoint of c ("" if it has none).
+// MetricsURL is the /metrics endpoint of c ("" if it has none): plain
+// HTTP for the controller-runtime components; https for karmada-search,
+// which needs karmada-apiserver's admin bearer token and CAData (see
+// startSearch).
 func (cp *ControlPlane) MetricsURL(c Component) string {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
@@ -549,9 +528,9 @@ func (cp *ControlPlane) stopComponents() {
 		return
 	}
 	cp.stopped = true
-	stopOptional(cp.procs) // started after Components
-	for i := len(Components) - 1; i >= 0; i-- {
-		if p := cp.procs[Components[i]]; p != nil {
+	running := cp.opts.Running()
+	for i := len(running) - 1; i >= 0; i-- {
+		if p := cp.procs[running[i]]; p != nil {
 			_ = p.Stop(stopGrace)
 		}
 	}

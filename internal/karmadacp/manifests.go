@@ -165,58 +165,10 @@ func WebhookConfiguration(tree string, caPEM []byte, webhookPort int) ([]byte, e
 }
 
 // AggregatedAPIService returns the tree's APIService for
-// cluster.karmada.io/v1alpha1 and the Service it names, rendered with
-// caPEM, the Service changed from upstream's ExternalName of the in-cluster
-// DNS name to one of localhost, and the APIService's port set to the
-// aggregated API server's. Without --enable-aggregator-routing
-// kube-apiserver dials an ExternalName Service's name at the APIService's
-// port (k8s.io/apiserver/pkg/util/proxy.ResolveCluster), so this reaches a
-// server on loopback with no Endpoints (which may not hold 127.0.0.1) and
-// no kube-proxy; TLS is still checked against
-// karmada-aggregated-apiserver.karmada-system.svc.
+// cluster.karmada.io/v1alpha1 and the Service it names, rendered by
+// apiService for the aggregated API server at 127.0.0.1:port.
 func AggregatedAPIService(tree string, caPEM []byte, port int) ([]*unstructured.Unstructured, error) {
-	data, err := os.ReadFile(filepath.Join(tree, apiServiceFile))
-	if err != nil {
-		return nil, fmt.Errorf("karmada APIService: %w", err)
-	}
-	if data, err = render(apiServiceFile, data, caPEM, 0); err != nil {
-		return nil, fmt.Errorf("karmada APIService: %w", err)
-	}
-	objs, err := decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("karmada APIService: %s: %w", apiServiceFile, err)
-	}
-	var apiService, service bool
-	for _, o := range objs {
-		switch o.GetKind() {
-		case "APIService":
-			svcName, _, _ := unstructured.NestedString(o.Object, "spec", "service", "name")
-			svcNamespace, _, _ := unstructured.NestedString(o.Object, "spec", "service", "namespace")
-			if svcName != aggregatedServiceName || svcNamespace != SystemNamespace {
-				return nil, fmt.Errorf("karmada APIService %s names Service %s/%s, not %s/%s", o.GetName(), svcNamespace, svcName, SystemNamespace, aggregatedServiceName)
-			}
-			if err := unstructured.SetNestedField(o.Object, int64(port), "spec", "service", "port"); err != nil {
-				return nil, err
-			}
-			apiService = true
-		case "Service":
-			if o.GetName() != aggregatedServiceName {
-				return nil, fmt.Errorf("karmada APIService file: unexpected Service %s", o.GetName())
-			}
-			typ, _, _ := unstructured.NestedString(o.Object, "spec", "type")
-			if typ != "ExternalName" {
-				return nil, fmt.Errorf("karmada APIService file: Service %s is of type %q, not ExternalName", o.GetName(), typ)
-			}
-			if err := unstructured.SetNestedField(o.Object, loopbackName, "spec", "externalName"); err != nil {
-				return nil, err
-			}
-			service = true
-		}
-	}
-	if !apiService || !service {
-		return nil, fmt.Errorf("karmada APIService file %s: want an APIService and its Service, got %d objects", apiServiceFile, len(objs))
-	}
-	return objs, nil
+	return apiService(tree, apiServiceFile, aggregatedServiceName, caPEM, port)
 }
 
 func decode(data []byte) ([]*unstructured.Unstructured, error) {

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/holdfast-dist/holdfast/internal/pins"
+	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
@@ -211,31 +211,30 @@ spec:
 	}
 }
 
+// pinnedTree is the applied tree of pins.txt's default Karmada pin; t is
+// skipped when `holdfast apply` has not made it.
+func pinnedTree(t *testing.T) string {
+	t.Helper()
+	root, err := toolcache.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := build.LocateDefault(root, upstreamName, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(b.Tree, crdKustomization)); err != nil {
+		t.Skipf("no applied tree at %s (holdfast apply --upstream karmada): %v", b.Tree, err)
+	}
+	return b.Tree
+}
+
 // TestPinnedTreeRenders renders the pinned tree's own files, when `holdfast
 // apply` made it: a rebase onto a release that changes them (a new
 // placeholder, another webhook address, a new kustomization feature) fails
 // here first.
 func TestPinnedTreeRenders(t *testing.T) {
-	root, err := toolcache.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := pins.Load(filepath.Join(root, pins.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := f.Upstream(upstreamName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pin, err := up.Pin("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := filepath.Join(root, "_output", "trees", upstreamName+"-"+pin.Version)
-	if _, err := os.Stat(filepath.Join(tree, crdKustomization)); err != nil {
-		t.Skipf("no applied tree at %s (holdfast apply --upstream karmada): %v", tree, err)
-	}
+	tree := pinnedTree(t)
 	crds, err := CRDs(tree, testCA, 9443)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"time"
 
@@ -207,26 +206,4 @@ func (p *pki) servingCert(namespace, service string, now time.Time) (certFile, k
 		return "", "", err
 	}
 	return certFile, keyFile, nil
-}
-
-// checkBinary is Options.complete's check of an optional component.
-func (o *Options) checkBinary(c Component) error {
-	path := o.Binaries[c]
-	if path == "" {
-		return fmt.Errorf("karmada control plane %s: no %s binary in Options.Binaries", o.Name, c)
-	}
-	if _, err := os.Stat(path); err != nil {
-		return fmt.Errorf("karmada control plane %s: %s binary: %w", o.Name, c, err)
-	}
-	return nil
-}
-
-// stopOptional stops the processes of components not in Components (the
-// optional ones, started after them); the caller holds cp.mu.
-func stopOptional(procs map[Component]*controlplane.Process) {
-	for c, p := range procs {
-		if !slices.Contains(Components, c) {
-			_ = p.Stop(stopGrace)
-		}
-	}
 }

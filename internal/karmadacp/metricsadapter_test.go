@@ -11,37 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
-
-	"github.com/holdfast-dist/holdfast/internal/pins"
-	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
-
-// pinnedTree is the applied tree of the default Karmada pin; the test is
-// skipped when `holdfast apply` has not made it.
-func pinnedTree(t *testing.T) string {
-	t.Helper()
-	root, err := toolcache.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := pins.Load(filepath.Join(root, pins.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := f.Upstream(upstreamName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pin, err := up.Pin("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tree := filepath.Join(root, "_output", "trees", upstreamName+"-"+pin.Version)
-	if _, err := os.Stat(filepath.Join(tree, metricsAdapterAPIServiceFile)); err != nil {
-		t.Skipf("no applied tree at %s (holdfast apply --upstream karmada): %v", tree, err)
-	}
-	return tree
-}
 
 // TestMetricsAdapterAPIServicesFromTheTree renders the pinned tree's
 // APIServices for karmada-metrics-adapter: every group the adapter serves

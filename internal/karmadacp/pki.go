@@ -22,6 +22,8 @@ const (
 	frontProxyClientName   = "front-proxy-client"
 	aggregatedServiceDNS   = aggregatedServiceName + "." + SystemNamespace + ".svc"
 	webhookServiceDNS      = webhookServiceName + "." + SystemNamespace + ".svc"
+	searchServiceName      = "karmada-search"
+	searchServiceDNS       = searchServiceName + "." + SystemNamespace + ".svc"
 	loopback               = "127.0.0.1"
 	loopbackName           = "localhost"
 	caCommonName           = "holdfast-e2e-karmada-ca"
@@ -39,6 +41,8 @@ const (
 	frontProxyKeyFileName  = "front-proxy-client.key"
 	aggregatedCertFileName = "karmada-aggregated-apiserver.crt"
 	aggregatedKeyFileName  = "karmada-aggregated-apiserver.key"
+	searchCertFileName     = "karmada-search.crt"
+	searchKeyFileName      = "karmada-search.key"
 )
 
 // pki is the key material a Karmada control plane adds to its
@@ -86,6 +90,9 @@ func newPKI(dir string, now time.Time) (*pki, error) {
 		// Webhooks are called by URL (see webhookURL), so 127.0.0.1 is the
 		// name that matters; the Service name is there as upstream has it.
 		{ca, webhookServiceName, x509.ExtKeyUsageServerAuth, []string{webhookServiceDNS, loopbackName}, []net.IP{net.ParseIP(loopback)}, p.webhookCertFile(), p.webhookKeyFile()},
+		// karmada-search is reached as karmada-aggregated-apiserver is:
+		// through its APIService's Service name (see apiService).
+		{ca, searchServiceName, x509.ExtKeyUsageServerAuth, []string{searchServiceDNS, loopbackName}, []net.IP{net.ParseIP(loopback)}, p.searchCertFile(), p.searchKeyFile()},
 	} {
 		cert, key, err := leaf.issuer.Issue(testpki.Leaf{CommonName: leaf.cn, Usage: leaf.usage, DNSNames: leaf.dns, IPs: leaf.ips}, now)
 		if err != nil {
@@ -111,6 +118,8 @@ func (p *pki) frontProxyCertFile() string { return filepath.Join(p.dir, frontPro
 func (p *pki) frontProxyKeyFile() string  { return filepath.Join(p.dir, frontProxyKeyFileName) }
 func (p *pki) aggregatedCertFile() string { return filepath.Join(p.dir, aggregatedCertFileName) }
 func (p *pki) aggregatedKeyFile() string  { return filepath.Join(p.dir, aggregatedKeyFileName) }
+func (p *pki) searchCertFile() string     { return filepath.Join(p.dir, searchCertFileName) }
+func (p *pki) searchKeyFile() string      { return filepath.Join(p.dir, searchKeyFileName) }
 func (p *pki) webhookCertDir() string     { return filepath.Join(p.dir, webhookCertDirName) }
 func (p *pki) webhookCertFile() string    { return filepath.Join(p.webhookCertDir(), webhookCertName) }
 func (p *pki) webhookKeyFile() string     { return filepath.Join(p.webhookCertDir(), webhookKeyName) }

@@ -60,6 +60,8 @@ func TestPKIServesWhatTheAggregatorAndWebhooksCheck(t *testing.T) {
 		{p.aggregatedCertFile(), "127.0.0.1"},
 		{p.webhookCertFile(), "127.0.0.1"},
 		{p.webhookCertFile(), "karmada-webhook.karmada-system.svc"},
+		{p.searchCertFile(), "karmada-search.karmada-system.svc"},
+		{p.searchCertFile(), "127.0.0.1"},
 	} {
 		c := readCert(t, tc.cert)
 		if _, err := c.Verify(x509.VerifyOptions{DNSName: tc.name, Roots: ca, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
@@ -84,7 +86,7 @@ func TestPKIServesWhatTheAggregatorAndWebhooksCheck(t *testing.T) {
 		t.Errorf("front-proxy client certificate valid until %s, want about a day", client.NotAfter)
 	}
 
-	for _, pair := range [][2]string{{p.aggregatedCertFile(), p.aggregatedKeyFile()}, {p.webhookCertFile(), p.webhookKeyFile()}, {p.frontProxyCertFile(), p.frontProxyKeyFile()}} {
+	for _, pair := range [][2]string{{p.aggregatedCertFile(), p.aggregatedKeyFile()}, {p.webhookCertFile(), p.webhookKeyFile()}, {p.searchCertFile(), p.searchKeyFile()}, {p.frontProxyCertFile(), p.frontProxyKeyFile()}} {
 		if _, err := tls.LoadX509KeyPair(pair[0], pair[1]); err != nil {
 			t.Errorf("%s and %s are not a pair: %v", pair[0], pair[1], err)
 		}
