@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
 )
 
 // Events as kube-apiserver v1.35 writes them (trimmed): a watch reaching
@@ -27,7 +29,7 @@ func TestAuditWindow(t *testing.T) {
 	if err := os.WriteFile(path, []byte(auditLog), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	events, err := ReadAudit(path)
+	events, err := controlplane.ReadAudit(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,30 +44,5 @@ func TestAuditWindow(t *testing.T) {
 	}
 	if w := Window(events, member2User, at(5), at(10)); w.ByUser != 1 || len(w.Unauthorized) != 0 {
 		t.Errorf("[5s, 10s] = %+v, want one request and no 401", w)
-	}
-}
-
-func TestReadAuditRejectsAnotherFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "audit.log")
-	if err := os.WriteFile(path, []byte(auditLog+"I1203 12:00:00 not an audit event\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ReadAudit(path); err == nil || !strings.Contains(err.Error(), "line 7") {
-		t.Errorf("ReadAudit of a klog line: error = %v, want it named with its line", err)
-	}
-}
-
-func TestAuditFlags(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "member2")
-	flags, err := AuditFlags(dir, filepath.Join(dir, "logs", "audit.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	policy, err := os.ReadFile(filepath.Join(dir, "audit-policy.yaml"))
-	if err != nil || !strings.Contains(string(policy), "level: Metadata") {
-		t.Fatalf("policy = %q, %v", policy, err)
-	}
-	if got := strings.Join(flags, " "); !strings.Contains(got, "--audit-log-format=json") || !strings.Contains(got, "--audit-policy-file="+filepath.Join(dir, "audit-policy.yaml")) {
-		t.Errorf("flags = %v", flags)
 	}
 }

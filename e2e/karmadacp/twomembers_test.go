@@ -56,7 +56,7 @@ func (e *env) startMember2(t *testing.T, etcd, kubeAPIServer string) {
 	name := member2Name + "-" + string(e.build)
 	dir := filepath.Join(t.TempDir(), name)
 	e.member2Audit = filepath.Join(dir, "logs", "audit.log")
-	flags, err := AuditFlags(dir, e.member2Audit)
+	flags, err := controlplane.AuditFlags(dir, e.member2Audit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func testTwoMembers(t *testing.T, b karmadacp.Build) {
 	e.checkStream(s, updates, rot.Written, restarted)
 
 	// member2's side: its audit log over the stream.
-	if events, err := ReadAudit(e.member2Audit); err != nil {
+	if events, err := controlplane.ReadAudit(e.member2Audit); err != nil {
 		s.Errorf("reading %s's audit log: %v", member2Name, err)
 	} else {
 		user := "system:serviceaccount:" + karmadacp.ClusterNamespace + ":" + members[member2Name].Account()

@@ -38,20 +38,6 @@ func TestReadAuditLogAndSentBy(t *testing.T) {
 	}
 }
 
-func TestAuditFlags(t *testing.T) {
-	dir := t.TempDir()
-	flags, logPath, err := auditFlags(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if logPath != filepath.Join(dir, "audit.log") || len(flags) != 3 {
-		t.Errorf("auditFlags = %v, %s", flags, logPath)
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "audit-policy.yaml")); err != nil || string(b) != auditPolicy {
-		t.Errorf("policy file = %q, %v", b, err)
-	}
-}
-
 func TestRequestMultiset(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "audit.log")

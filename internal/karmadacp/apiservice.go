@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
 )
 
 // apiService renders one of the tree's APIService files (an APIService and
@@ -97,19 +99,24 @@ func (cp *ControlPlane) waitServed(ctx context.Context, gvr schema.GroupVersionR
 
 var apiServiceGVR = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
 
-// apiServiceCondition is the Available condition of gv's APIService, for
-// errors.
+// apiServiceCondition is the Available condition of gv's APIService on
+// karmada-apiserver, for errors.
 func (cp *ControlPlane) apiServiceCondition(gv schema.GroupVersion) string {
+	return apiServiceAvailable(cp.API, gv.Version+"."+gv.Group)
+}
+
+// apiServiceAvailable is APIService name's Available condition, for
+// errors.
+func apiServiceAvailable(c *controlplane.Cluster, name string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	name := gv.Version + "." + gv.Group
-	o, err := cp.API.Dynamic().Resource(apiServiceGVR).Get(ctx, name, metav1.GetOptions{})
+	o, err := c.Dynamic().Resource(apiServiceGVR).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return err.Error()
 	}
 	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
+	for _, raw := range conds {
+		m, _ := raw.(map[string]any)
 		if m["type"] == "Available" {
 			return fmt.Sprintf("%s Available=%v (%v: %v)", name, m["status"], m["reason"], m["message"])
 		}

@@ -4,7 +4,6 @@ package karmadacp
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/holdfast-dist/holdfast/internal/controlplane"
-	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // TestMemberCredentialOnARealControlPlane scrapes real components: the
@@ -26,19 +24,8 @@ import (
 // plane's CA must get through, and nothing less must.
 func TestMemberCredentialOnARealControlPlane(t *testing.T) {
 	ctx := t.Context()
-	root, err := toolcache.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := EnsureBinaries(ctx, root, Patched, os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	etcd, apiServer, err := controlplane.EnsureBinaries(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp := StartForTest(t, Options{Tree: target.Tree, Binaries: target.Binaries, Etcd: etcd, KubeAPIServer: apiServer})
+	o, etcd, apiServer := patchedOptions(t)
+	cp := StartForTest(t, o)
 	member := controlplane.StartForTest(t, controlplane.Options{Name: "member1", Etcd: etcd, KubeAPIServer: apiServer})
 	m, err := cp.JoinPush(ctx, "member1", member)
 	if err != nil {

@@ -3,7 +3,6 @@
 package karmadacp
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/holdfast-dist/holdfast/internal/controlplane"
-	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // TestControlPlaneJoinsAMember starts the patched control plane and a
@@ -22,20 +20,9 @@ import (
 // Secret is owned by its Cluster as karmadactl leaves it.
 func TestControlPlaneJoinsAMember(t *testing.T) {
 	ctx := t.Context()
-	root, err := toolcache.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := EnsureBinaries(ctx, root, Patched, os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	etcd, apiServer, err := controlplane.EnsureBinaries(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o, etcd, apiServer := patchedOptions(t)
 	begin := time.Now()
-	cp := StartForTest(t, Options{Tree: target.Tree, Binaries: target.Binaries, Etcd: etcd, KubeAPIServer: apiServer})
+	cp := StartForTest(t, o)
 	t.Logf("control plane ready in %s: %v", time.Since(begin).Round(100*time.Millisecond), cp.StartTimes())
 
 	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}

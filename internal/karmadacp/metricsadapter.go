@@ -2,9 +2,7 @@ package karmadacp
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/holdfast-dist/holdfast/internal/controlplane"
-	"github.com/holdfast-dist/holdfast/internal/testpki"
 )
 
 // karmada-metrics-adapter as upstream deploys it: the Deployment's flags
@@ -168,42 +165,4 @@ func waitPodMetricsAPI(ctx context.Context, c *controlplane.Cluster, timeout tim
 		case <-time.After(readyPoll):
 		}
 	}
-}
-
-// apiServiceAvailable is APIService name's Available condition, for
-// errors.
-func apiServiceAvailable(c *controlplane.Cluster, name string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	o, err := c.Dynamic().Resource(apiServiceGVR).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return err.Error()
-	}
-	conds, _, _ := unstructured.NestedSlice(o.Object, "status", "conditions")
-	for _, raw := range conds {
-		m, _ := raw.(map[string]any)
-		if m["type"] == "Available" {
-			return fmt.Sprintf("%s Available=%v (%v: %v)", name, m["status"], m["reason"], m["message"])
-		}
-	}
-	return name + " has no Available condition yet"
-}
-
-// servingCert issues a serving certificate from the CA for Service
-// namespace/service (the name the aggregator checks) and 127.0.0.1, and
-// writes it as <service>.crt and .key.
-func (p *pki) servingCert(namespace, service string, now time.Time) (certFile, keyFile string, err error) {
-	dns := service + "." + namespace + ".svc"
-	cert, key, err := p.ca.Issue(testpki.Leaf{CommonName: service, Usage: x509.ExtKeyUsageServerAuth, DNSNames: []string{dns, loopbackName}, IPs: []net.IP{net.ParseIP(loopback)}}, now)
-	if err != nil {
-		return "", "", fmt.Errorf("certificate %s: %w", service, err)
-	}
-	certFile, keyFile = filepath.Join(p.dir, service+".crt"), filepath.Join(p.dir, service+".key")
-	if err := os.WriteFile(certFile, cert, 0o644); err != nil {
-		return "", "", err
-	}
-	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
-		return "", "", err
-	}
-	return certFile, keyFile, nil
 }

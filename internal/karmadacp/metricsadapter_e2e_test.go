@@ -5,7 +5,6 @@ package karmadacp
 import (
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/holdfast-dist/holdfast/internal/controlplane"
-	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // TestMetricsAdapterAndMemberStandIn starts the patched control plane with
@@ -25,19 +23,8 @@ import (
 // member's kube-apiserver, and stops both.
 func TestMetricsAdapterAndMemberStandIn(t *testing.T) {
 	ctx := t.Context()
-	root, err := toolcache.Root()
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := EnsureBinaries(ctx, root, Patched, os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	etcd, apiServer, err := controlplane.EnsureBinaries(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp := StartForTest(t, Options{Tree: target.Tree, Binaries: target.Binaries, Etcd: etcd, KubeAPIServer: apiServer, MetricsAdapter: true})
+	o, etcd, apiServer := patchedOptions(t)
+	cp := StartForTest(t, withMetricsAdapter(o))
 	t.Logf("karmada-metrics-adapter ready in %s", cp.StartTimes()[MetricsAdapter].Round(100*time.Millisecond))
 
 	url := cp.MetricsURL(MetricsAdapter)
@@ -54,7 +41,7 @@ func TestMetricsAdapterAndMemberStandIn(t *testing.T) {
 		t.Errorf("GET %s without credentials: %s, karmada_build_info present: %v", url, resp.Status, strings.Contains(string(body), "karmada_build_info"))
 	}
 
-	objs, err := MetricsAdapterAPIServices(target.Tree, testCA, 1)
+	objs, err := MetricsAdapterAPIServices(o.Tree, testCA, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

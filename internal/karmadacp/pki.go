@@ -2,6 +2,7 @@ package karmadacp
 
 import (
 	"crypto/x509"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -128,4 +129,23 @@ type pemFile struct {
 	path string
 	data []byte
 	mode os.FileMode
+}
+
+// servingCert issues a serving certificate from the CA for Service
+// namespace/service (the name the aggregator checks) and 127.0.0.1, and
+// writes it as <service>.crt and .key.
+func (p *pki) servingCert(namespace, service string, now time.Time) (certFile, keyFile string, err error) {
+	dns := service + "." + namespace + ".svc"
+	cert, key, err := p.ca.Issue(testpki.Leaf{CommonName: service, Usage: x509.ExtKeyUsageServerAuth, DNSNames: []string{dns, loopbackName}, IPs: []net.IP{net.ParseIP(loopback)}}, now)
+	if err != nil {
+		return "", "", fmt.Errorf("certificate %s: %w", service, err)
+	}
+	certFile, keyFile = filepath.Join(p.dir, service+".crt"), filepath.Join(p.dir, service+".key")
+	if err := os.WriteFile(certFile, cert, 0o644); err != nil {
+		return "", "", err
+	}
+	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+		return "", "", err
+	}
+	return certFile, keyFile, nil
 }

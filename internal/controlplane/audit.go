@@ -1,0 +1,108 @@
+package controlplane
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// auditPolicy records every request at Metadata level: who sent it, with
+// which user agent, to which URI, and the response code. No bodies, so the
+// log stays small and carries no object content (and no token:
+// kube-apiserver never logs one); every stage but RequestReceived, so a
+// request appears once it has an answer. A request refused at
+// authentication is logged too, with no user, which is what makes a 401
+// visible on the server's side.
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+`
+
+// AuditPolicyFile is the policy's name in the folder AuditFlags writes it to.
+const AuditPolicyFile = "audit-policy.yaml"
+
+// AuditFlags are the kube-apiserver flags (Options.ExtraAPIServerFlags)
+// that write every request to logPath as JSON lines, with the policy
+// written into dir. The log backend's default mode is blocking, so an
+// event is in the file before the response reaches the client: a test that
+// reads the file after a client acted sees what it did.
+func AuditFlags(dir, logPath string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	policy := filepath.Join(dir, AuditPolicyFile)
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return nil, fmt.Errorf("writing the audit policy: %w", err)
+	}
+	return []string{
+		"--audit-policy-file=" + policy,
+		"--audit-log-path=" + logPath,
+		"--audit-log-format=json",
+	}, nil
+}
+
+// AuditEvent is the part of an audit.k8s.io/v1 Event the suites read.
+type AuditEvent struct {
+	AuditID    string `json:"auditID"`
+	Stage      string `json:"stage"`
+	Verb       string `json:"verb"`
+	RequestURI string `json:"requestURI"`
+	UserAgent  string `json:"userAgent"`
+	User       struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+	} `json:"objectRef"`
+	ResponseStatus struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+	RequestReceived time.Time `json:"requestReceivedTimestamp"`
+}
+
+// String describes an audit event without anything secret (the log has no
+// token): when, what, who, the answer.
+func (e AuditEvent) String() string {
+	user := e.User.Username
+	if user == "" {
+		user = "(unauthenticated)"
+	}
+	return fmt.Sprintf("%s %s %s by %s (%s): %d", e.RequestReceived.UTC().Format(time.RFC3339Nano), e.Verb, e.RequestURI, user, e.UserAgent, e.ResponseStatus.Code)
+}
+
+// ReadAudit reads a JSON-lines audit log. A missing file is an empty log
+// (the API server creates it with its first event), and a last line with
+// no newline yet is being written and is left for the next read; any
+// other line that does not parse is an error naming the file and line,
+// since kube-apiserver writes whole lines and a broken one means the
+// wrong file.
+func ReadAudit(path string) ([]AuditEvent, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading audit log %s: %w", path, err)
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	lines = lines[:len(lines)-1] // after the last newline: empty, or torn
+	var out []AuditEvent
+	for i, line := range lines {
+		if len(line) == 0 {
+			continue
+		}
+		var e AuditEvent
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("audit log %s, line %d: %w", path, i+1, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
