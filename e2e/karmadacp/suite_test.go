@@ -47,6 +47,11 @@ func TestKarmadaControlPlane(t *testing.T) {
 	t.Run("propagation/pristine", func(t *testing.T) { testPropagation(t, karmadacp.Pristine) })
 	t.Run("propagation/patched", func(t *testing.T) { testPropagation(t, karmadacp.Patched) })
 	t.Run("late-secret/patched", testLateSecret)
+	t.Run("rotation/pristine", func(t *testing.T) { testRotation(t, karmadacp.Pristine) })
+	t.Run("rotation/patched", func(t *testing.T) { testRotation(t, karmadacp.Patched) })
+	t.Run("repeated-rotation/patched", func(t *testing.T) { testRepeated(t, "repeated-rotation", karmadacp.Patched, repeatedRotationRounds) })
+	t.Run("repeated-restart/pristine", func(t *testing.T) { testRepeated(t, "repeated-restart", karmadacp.Pristine, repeatedRestartRounds) })
+	t.Run("repeated-restart/patched", testRepeatedRestartControl)
 	t.Run("own-credential/pristine", func(t *testing.T) { testOwnCredential(t, karmadacp.Pristine) })
 	t.Run("own-credential/patched", func(t *testing.T) { testOwnCredential(t, karmadacp.Patched) })
 }
