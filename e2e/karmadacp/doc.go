@@ -19,11 +19,35 @@
 //     and the status the member reports afterwards must be aggregated into
 //     Karmada's Deployments. Pristine is expected RED; the report says at
 //     which step and quotes the log line.
+//   - rotation: the same rotation, revocation and restart, then a Node
+//     created on member1: the Cluster (read through the aggregated API
+//     server) must stay Ready and count the Node in status.nodeSummary (the
+//     cluster status controller's long-lived node informer). Pristine RED
+//     (the node reflector's 401 quoted), patched GREEN with the time from
+//     the member's restart to the Node counted.
+//   - late-secret (patched): the old token revoked and member1 restarted
+//     before the Secret gets the new token; once it does, an update lands
+//     and status is aggregated, and the controller-manager keeps running.
+//   - repeated-rotation (patched): issue 16's three rounds 20 s apart
+//     (rotation; rotation with the Secret missing 5 s; rotation), each
+//     ending in a restart and a new Node: every round recovers, the 401s
+//     are hidden, one "Picked up a rotated member cluster token" line per
+//     rotation at klog's default verbosity.
+//   - repeated-restart (pristine; patched with HOLDFAST_E2E_CONTROLS=1):
+//     the same restarts with nothing rotated, the control expected to pass.
+//   - own-credential: the controller-manager's own ServiceAccount revoked
+//     and karmada-apiserver restarted: the patched build exits through its
+//     guard, the pristine one keeps running, refused (RED).
 //
-// Stand-in: no kubelet or kube-controller-manager runs on the member, so a
-// Deployment there never gets a status of its own; the scenario writes the
-// status a member whose pods all run would report (ReadyStatus) through
-// the status subresource, as the member's deployment controller would.
+// These replace the rotation suite that ran one controller-manager against
+// a Cluster CRD stand-in (e2e/karmada, now only helpers).
+//
+// Stand-ins: no kubelet or kube-controller-manager runs on the member, so
+// a Deployment there never gets a status of its own; the scenarios write
+// the status a member whose pods all run would report (ReadyStatus)
+// through the status subresource, as the member's deployment controller
+// would. Member Nodes are objects the suite creates, as a kubelet would
+// register them.
 //
 // The untagged files are pure helpers (object builders, status readers,
 // log evidence) with unit tests that run with `make unit`.
