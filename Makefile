@@ -104,9 +104,8 @@ E2E_RUN ?=
 # the real govulncheck, signing and the signed release with the real cosign)
 # run with them.
 E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/karmadacp/ ./internal/toolcache/ ./internal/vulnreport/ ./internal/signing/ ./internal/release/
-# The Karmada binaries the suites run (patched and pristine): the
-# controller-manager for the rotation suite, and every shipped binary
-# (internal/karmadacp.Shipped) for the suite on a real control plane.
+# The Karmada binaries the suites run (patched and pristine): every shipped
+# binary (internal/karmadacp.Shipped) for the suite on a real control plane.
 KARMADA_E2E_BINARIES := karmada-controller-manager,karmada-search,karmada-metrics-adapter
 
 .PHONY: e2e-binaries

@@ -21,15 +21,12 @@ var (
 	// MemberTokenRejected is the patched binary saying the Secret's token is
 	// rejected by the member even after re-reading it (pkg/membercred).
 	MemberTokenRejected = regexp.MustCompile(`Member cluster rejects its credential`)
-	// MemberTokenPickedUp is the patched binary picking up a rotated token
-	// from the Secret (pkg/membercred, klog -v=2).
-	MemberTokenPickedUp = regexp.MustCompile(`Picked up a rotated member cluster token`)
 	// OwnCredentialExit is the own-credential guard's exit line.
 	OwnCredentialExit = regexp.MustCompile(`Own API server credential is permanently rejected, exiting`)
 	// NodeReflectorStep is a line of the member node reflector (client-go's
-	// reflector; -v=3 and -v=4 lines, see reflectorVerbosity) that either
-	// ends an attempt, after which it waits one step of its exponential
-	// backoff (800ms doubling to 30s, each plus up to 100% jitter, reset
+	// reflector; -v=3 and -v=4 lines, see e2e/karmadacp's
+	// reflectorVerbosity) that either ends an attempt, after which it waits
+	// one step of its exponential backoff (800ms doubling to 30s, each plus up to 100% jitter, reset
 	// only after 2 minutes without a step), or starts a new list and
 	// watch. "Watch closed" is a watch the server ended with 410 Gone
 	// (what a restarted kube-apiserver answers an old resource version);
@@ -87,15 +84,6 @@ func Lines(log string, from int, re *regexp.Regexp) []string {
 		out = append(out, line)
 	}
 	return out
-}
-
-// plainest returns preferred if it holds any line, else fallback: evidence
-// quotes the clearest line there is.
-func plainest(preferred, fallback []string) []string {
-	if len(preferred) > 0 {
-		return preferred
-	}
-	return fallback
 }
 
 // klogTime is the time of day in a klog header: "I1202 12:00:05.000000".

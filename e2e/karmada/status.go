@@ -6,7 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-// ClusterStatus is what the suite reads from a Cluster's status: the Ready
+// ClusterStatus is what the rotation scenarios read from a Cluster's status: the Ready
 // condition (the short-lived path: health checks through fresh clients) and
 // the node count (the long-lived path: the member's node informer).
 type ClusterStatus struct {

@@ -36,10 +36,6 @@
 //     updates must land on member1. The controller-manager's per-cluster
 //     counters must show member1 rotated and member2 not (patched).
 //     Pristine is expected RED at member1's second update.
-//
-// Every scenario notes each component's membercred counters per member
-// over the rotation (countCredentials), one line per component with a
-// metrics endpoint.
 //   - metrics: karmada-metrics-adapter runs too; Karmada's metrics.k8s.io
 //     serves the PodMetrics of a Pod on member1; after the same rotation,
 //     revocation and restart, it must serve those of a Pod created on
@@ -55,11 +51,40 @@
 //     keeps its frozen token); its proxy path is reported, not required to
 //     fail, as it builds a member client from the Secret for each list and
 //     watch.
+//   - rotation: the same rotation, revocation and restart, then a Node
+//     created on member1: the Cluster (read through the aggregated API
+//     server) must stay Ready and count the Node in status.nodeSummary (the
+//     cluster status controller's long-lived node informer). Pristine RED
+//     (the node reflector's 401 quoted), patched GREEN with the time from
+//     the member's restart to the Node counted.
+//   - late-secret (patched): the old token revoked and member1 restarted
+//     before the Secret gets the new token; once it does, an update lands
+//     and status is aggregated, and the controller-manager keeps running.
+//   - repeated-rotation (patched): issue 16's three rounds 20 s apart
+//     (rotation; rotation with the Secret missing 5 s; rotation), each
+//     ending in a restart and a new Node: every round recovers, the 401s
+//     are hidden, one "Picked up a rotated member cluster token" line per
+//     rotation at klog's default verbosity.
+//   - repeated-restart (pristine; patched with HOLDFAST_E2E_CONTROLS=1):
+//     the same restarts with nothing rotated, the control expected to pass.
+//   - own-credential: the controller-manager's own ServiceAccount revoked
+//     and karmada-apiserver restarted: the patched build exits through its
+//     guard, the pristine one keeps running, refused (RED).
 //
-// Stand-in: no kubelet or kube-controller-manager runs on the member, so a
-// Deployment there never gets a status of its own; the scenario writes the
-// status a member whose pods all run would report (ReadyStatus) through
-// the status subresource, as the member's deployment controller would.
+// The propagation, two-members, metrics and search scenarios note each
+// component's membercred counters per member
+// over the rotation (countCredentials), one line per component with a
+// metrics endpoint.
+//
+// These replace the rotation suite that ran one controller-manager against
+// a Cluster CRD stand-in (e2e/karmada, now only helpers).
+//
+// Stand-ins: no kubelet or kube-controller-manager runs on the member, so
+// a Deployment there never gets a status of its own; the scenarios write
+// the status a member whose pods all run would report (ReadyStatus)
+// through the status subresource, as the member's deployment controller
+// would. Member Nodes are objects the suite creates, as a kubelet would
+// register them.
 // Nor does a metrics-server run there: the metrics scenario serves the
 // member's metrics.k8s.io from the test process (karmadacp.MemberMetrics,
 // fixed usage for each Pod object that exists on the member).

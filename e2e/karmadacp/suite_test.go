@@ -86,15 +86,21 @@ func TestKarmadaControlPlane(t *testing.T) {
 		n = p
 	}
 	slots = make(chan struct{}, n)
+	// Longest first, so that the last to finish is a short one.
 	run(t, "propagation", karmadacp.Pristine, testPropagation)
-	run(t, "propagation", karmadacp.Patched, testPropagation)
-	run(t, "late-secret", karmadacp.Patched, func(t *testing.T, _ karmadacp.Build) { testLateSecret(t) })
-	run(t, "own-credential", karmadacp.Pristine, testOwnCredential)
-	run(t, "own-credential", karmadacp.Patched, testOwnCredential)
+	run(t, "repeated-rotation", karmadacp.Patched, func(t *testing.T, b karmadacp.Build) { testRepeated(t, "repeated-rotation", b, repeatedRotationRounds) })
 	run(t, "two-members", karmadacp.Pristine, testTwoMembers)
-	run(t, "two-members", karmadacp.Patched, testTwoMembers)
+	run(t, "repeated-restart", karmadacp.Pristine, func(t *testing.T, b karmadacp.Build) { testRepeated(t, "repeated-restart", b, repeatedRestartRounds) })
+	run(t, "rotation", karmadacp.Pristine, testRotation)
 	run(t, "metrics", karmadacp.Pristine, testMetrics)
-	run(t, "metrics", karmadacp.Patched, testMetrics)
 	run(t, "search", karmadacp.Pristine, testSearch)
 	run(t, "search", karmadacp.Patched, testSearch)
+	run(t, "own-credential", karmadacp.Pristine, testOwnCredential)
+	run(t, "own-credential", karmadacp.Patched, testOwnCredential)
+	run(t, "two-members", karmadacp.Patched, testTwoMembers)
+	run(t, "late-secret", karmadacp.Patched, func(t *testing.T, _ karmadacp.Build) { testLateSecret(t) })
+	run(t, "propagation", karmadacp.Patched, testPropagation)
+	run(t, "rotation", karmadacp.Patched, testRotation)
+	run(t, "metrics", karmadacp.Patched, testMetrics)
+	run(t, "repeated-restart", karmadacp.Patched, func(t *testing.T, _ karmadacp.Build) { testRepeatedRestartControl(t) })
 }

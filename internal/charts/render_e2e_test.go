@@ -287,8 +287,8 @@ const (
 
 // controllerManager returns the karmada-controller-manager of build b where
 // `holdfast build --upstream karmada [--pristine]` leaves it, under
-// $HOLDFAST_E2E_BIN when set as the e2e suites read it (e2e/karmada's
-// Target.ControllerManager, which internal/ must not import). A missing
+// $HOLDFAST_E2E_BIN when set as the e2e suites read it (for any version,
+// where internal/build.LocateDefault finds the default pin's). A missing
 // binary fails the test with how to build it, so a forgotten build cannot
 // pass as green.
 func controllerManager(t *testing.T, root, version string, b binaryBuild) string {

@@ -10,9 +10,9 @@ import (
 // Defaults chosen for a 2-core runner.
 const (
 	// DefaultStatusUpdateFrequency is the controller-manager's
-	// --cluster-status-update-frequency (upstream: 10s), as in the
-	// rotation suite (e2e/karmada): everything a scenario waits for on a
-	// Cluster's status arrives at most one period after it happened.
+	// --cluster-status-update-frequency (upstream: 10s): everything a
+	// scenario waits for on a Cluster's status arrives at most one period
+	// after it happened.
 	DefaultStatusUpdateFrequency = 2 * time.Second
 	// DefaultVerbosity is klog's -v for the Karmada components: 2 logs
 	// what a scenario quotes (the patched binary's rotated-token pickup,

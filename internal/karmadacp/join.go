@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -200,8 +201,53 @@ type Rotation struct {
 // created again, see controlplane.RevokeServiceAccount). It returns once
 // the member rejects the old token.
 func (m *Member) Rotate(ctx context.Context) (Rotation, error) {
+	return m.rotate(ctx, m.WriteToken)
+}
+
+// RotateSecretMissing is Rotate with the Secret missing for a while (issue
+// 16's second round): the Secret is deleted first, the new ServiceAccount's
+// token minted, and the Secret created again with that token missing after
+// the deletion (as it was but for the token: labels, caBundle, owned by
+// the Cluster); then the previous ServiceAccount is revoked. The Secret
+// never holds a rejected token, but for missing there is none to read.
+func (m *Member) RotateSecretMissing(ctx context.Context, missing time.Duration) (Rotation, error) {
+	secrets := m.cp.API.Kubernetes().CoreV1().Secrets(ClusterNamespace)
+	current, err := secrets.Get(ctx, m.Name, metav1.GetOptions{})
+	if err != nil {
+		return Rotation{}, fmt.Errorf("reading Secret %s/%s: %w", ClusterNamespace, m.Name, err)
+	}
+	if err := secrets.Delete(ctx, m.Name, metav1.DeleteOptions{}); err != nil {
+		return Rotation{}, fmt.Errorf("deleting Secret %s/%s: %w", ClusterNamespace, m.Name, err)
+	}
+	deleted := time.Now()
+	return m.rotate(ctx, func(ctx context.Context, token string) error {
+		// The gap is the stimulus itself, not a wait for a condition.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Until(deleted.Add(missing))):
+		}
+		again := &corev1.Secret{
+			ObjectMeta: metav1.ObjectMeta{
+				Namespace: ClusterNamespace, Name: m.Name,
+				Labels: current.Labels, OwnerReferences: current.OwnerReferences,
+			},
+			Type: current.Type,
+			Data: maps.Clone(current.Data),
+		}
+		again.Data[SecretTokenKey] = []byte(token)
+		if _, err := secrets.Create(ctx, again, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating Secret %s/%s again: %w", ClusterNamespace, m.Name, err)
+		}
+		return nil
+	})
+}
+
+// rotate is Replace with write putting the new token in place, then the
+// previous ServiceAccount revoked.
+func (m *Member) rotate(ctx context.Context, write func(context.Context, string) error) (Rotation, error) {
 	old := m.token
-	r, err := m.Replace(ctx)
+	r, err := m.replace(ctx, write)
 	if err != nil {
 		return r, err
 	}
@@ -217,6 +263,10 @@ func (m *Member) Rotate(ctx context.Context) (Rotation, error) {
 // Secret, leaving the previous one valid: the first half of Rotate, and
 // the late half of a rotation done in the wrong order (Revoke first).
 func (m *Member) Replace(ctx context.Context) (Rotation, error) {
+	return m.replace(ctx, m.WriteToken)
+}
+
+func (m *Member) replace(ctx context.Context, write func(context.Context, string) error) (Rotation, error) {
 	m.rotations++
 	r := Rotation{From: m.account, To: fmt.Sprintf("karmada-%s-rotated-%d", m.Name, m.rotations)}
 	what := fmt.Sprintf("rotating member cluster %s's credential from ServiceAccount %s to %s", m.Name, r.From, r.To)
@@ -227,7 +277,7 @@ func (m *Member) Replace(ctx context.Context) (Rotation, error) {
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := m.WriteToken(ctx, token); err != nil {
+	if err := write(ctx, token); err != nil {
 		return r, fmt.Errorf("%s: %w", what, err)
 	}
 	r.Written = time.Now()

@@ -23,8 +23,7 @@ require github.com/rhysd/actionlint ` + actionlintVersion + `
 }
 
 // Tools are the tools of this package a command can name (`holdfast tools
-// path NAME`) and that the CI cache key covers. controller-gen is not here:
-// e2e/karmada builds the version each Karmada tree names.
+// path NAME`) and that the CI cache key covers.
 var Tools = []Tool{Etcd, KubeAPIServer, Helm, Actionlint, Govulncheck, VulnDBIndex, Cosign}
 
 // Lookup returns the tool called name.

@@ -1,18 +1,18 @@
 //go:build e2e
 
-package karmada
+package karmadacp
 
 import (
-	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	"github.com/holdfast-dist/holdfast/e2e/karmada"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/karmadacp"
 )
 
 // roundKind is what one round of a repeated scenario does before it
@@ -23,11 +23,12 @@ const (
 	// restartOnly rotates nothing: the control that shows what the restart
 	// alone costs the node informer.
 	restartOnly roundKind = iota
-	// rotation writes a new ServiceAccount's token into the Secret, then
-	// revokes the previous one (waiting until the member rejects it).
+	// rotation is Member.Rotate: a new ServiceAccount's token into the
+	// Secret, then the previous one revoked (until the member rejects it).
 	rotation
-	// rotationSecretMissing is rotation with the Secret deleted first and
-	// created again, with the new token, secretMissing later.
+	// rotationSecretMissing is Member.RotateSecretMissing: rotation with
+	// the Secret deleted first and created again, with the new token,
+	// secretMissing later.
 	rotationSecretMissing
 )
 
@@ -52,8 +53,9 @@ const (
 	// run that spaces the rounds beyond the reflector's backoff reset,
 	// e.g. HOLDFAST_E2E_ROUND_GAP=130s.
 	RoundGapEnv = "HOLDFAST_E2E_ROUND_GAP"
-	// ControlsEnv, set to anything, adds the patched binary's
-	// restart-only control (repeated-restart/patched).
+	// ControlsEnv, set to anything, adds the patched build's restart-only
+	// control (repeated-restart/patched): it shows the same as the
+	// pristine one and would add two minutes to every run.
 	ControlsEnv = "HOLDFAST_E2E_CONTROLS"
 	// secretMissing is how long a rotationSecretMissing round leaves the
 	// Secret deleted (issue 16: 5 s).
@@ -63,7 +65,7 @@ const (
 	reflectorVerbosity = "--vmodule=reflector=4"
 	// defaultVerbosity is klog's default, which a user runs at: what the
 	// member credential logs about a rotation must show there. It comes
-	// after ControllerManagerOptions' own --v, and the last one wins.
+	// after the harness's own --v, and the last one wins.
 	defaultVerbosity = "--v=0"
 )
 
@@ -73,24 +75,36 @@ var repeatedRotationRounds = []roundKind{rotation, rotationSecretMissing, rotati
 // repeatedRestartRounds is its control: the same restarts, nothing rotated.
 var repeatedRestartRounds = []roundKind{restartOnly, restartOnly, restartOnly}
 
-// testRepeated runs rounds back to back against one controller-manager of
-// build b: each round does what its kind says, SIGKILLs and restarts the
-// member (every watch reconnects), creates a Node, and times until the
-// Cluster's nodeSummary counts it. The report row carries per round the
-// recovery time, the membercred counters' deltas, the node reflector's
-// backoff steps and waits, and how often the rotated token was logged as
-// picked up.
+// testRepeatedRestartControl is the patched build's restart-only control,
+// opt-in (ControlsEnv).
+func testRepeatedRestartControl(t *testing.T) {
+	if os.Getenv(ControlsEnv) == "" {
+		t.Skipf("set %s=1 to run the patched restart-only control", ControlsEnv)
+	}
+	testRepeated(t, "repeated-restart", karmadacp.Patched, repeatedRestartRounds)
+}
+
+// testRepeated is the rotation suite's repeated scenarios (issue 16) on the
+// real control plane: rounds back to back against one controller-manager
+// of build b, at klog's default verbosity with the reflector's lines on.
+// Each round does what its kind says, SIGKILLs and restarts member1 (every
+// watch reconnects), creates a Node, and times until the Cluster's
+// nodeSummary counts it. The report row carries per round the recovery
+// time, the membercred counters' deltas, the node reflector's backoff
+// steps and waits, and how often the rotated token was logged as picked
+// up.
 //
 // It passes when every round recovers within recoverTimeout with the
-// Cluster Ready throughout and, for the patched binary's rotations, the
+// Cluster Ready throughout and, for the patched build's rotations, the
 // member's 401s hidden by the transport (recovered, none persisted, no
-// node reflector 401) and logged as picked up at most once per rotation
-// at klog's default verbosity. The recovery times are reported, not asserted: a
-// timing is not a test (see docs/e2e.md for what they show).
-func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []roundKind) {
-	s := e.begin(t, scenarioName, b, e2ereport.Pass)
+// node reflector 401) and logged as picked up exactly once per rotation at
+// klog's default verbosity. The recovery times are reported, not asserted:
+// a timing is not a test (see docs/e2e.md for what they show).
+func testRepeated(t *testing.T, scenario string, b karmadacp.Build, rounds []roundKind) {
+	e := newEnv(t, b, withControllerManagerFlags(defaultVerbosity, reflectorVerbosity))
+	s := begin(t, scenario, string(b), e2ereport.Pass, slices.Concat(standIns, []string{nodeStandIn})...)
 	ctx := t.Context()
-	name := scenarioName + "-" + string(b)
+	s.Timing("control-plane-start", e.started)
 	gap := defaultRoundGap
 	if v := os.Getenv(RoundGapEnv); v != "" {
 		d, err := time.ParseDuration(v)
@@ -105,20 +119,24 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 	}
 	s.Notef("rounds: %s; %s from one round's recovery to the next round; controller-manager with %s %s", strings.Join(kinds, " / "), gap, defaultVerbosity, reflectorVerbosity)
 
-	j := e.join(t, name)
-	cm := e.startControllerManager(t, b, name, defaultVerbosity, reflectorVerbosity)
-	baseline, err := e.baseline(ctx, name)
+	m, ready, err := e.joinMember(ctx)
+	if err != nil {
+		s.Fatalf("%v", err)
+	}
+	s.Timing("join-to-ready", ready)
+	cm := e.cp.Process(karmadacp.ControllerManager)
+	metricsURL := e.cp.MetricsURL(karmadacp.ControllerManager)
+	baseline, err := e.baseline(ctx)
 	if err != nil {
 		s.Fatalf("baseline: %v", err)
 	}
 	s.Notef("baseline: %s", baseline)
-	first, err := cm.metrics(ctx)
+	first, err := karmada.ScrapeMetrics(ctx, metricsURL)
 	if err != nil {
 		s.Fatalf("%v", err)
 	}
-	s.Notef("membercred before round 1: %s", first.MemberCredential(name))
+	s.Notef("membercred before round 1: %s", first.MemberCredential(memberName))
 
-	account := j.initialSA
 	var recoveries []string
 	for i, kind := range rounds {
 		round := i + 1
@@ -129,23 +147,25 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 			case <-time.After(gap):
 			}
 		}
-		before, err := cm.metrics(ctx)
+		before, err := karmada.ScrapeMetrics(ctx, metricsURL)
 		if err != nil {
 			s.Fatalf("round %d: %v", round, err)
 		}
 		mark := len(cm.Log())
-		if kind != restartOnly {
-			next := fmt.Sprintf("%s-r%d", name, round)
-			if err := e.rotate(ctx, j, account, next, kind == rotationSecretMissing); err != nil {
-				s.Fatalf("round %d: %v", round, err)
-			}
-			account = next
+		switch kind {
+		case rotation:
+			_, err = m.Rotate(ctx)
+		case rotationSecretMissing:
+			_, err = m.RotateSecretMissing(ctx, secretMissing)
 		}
-		r, err := e.restartMemberAndCreateNode(ctx, fmt.Sprintf("%s-round%d", name, round))
 		if err != nil {
 			s.Fatalf("round %d: %v", round, err)
 		}
-		st, err := e.waitCollected(ctx, name, r.nodes, recoverTimeout)
+		r, err := e.restartMemberAndCreateNode(ctx, fmt.Sprintf("round%d", round))
+		if err != nil {
+			s.Fatalf("round %d: %v", round, err)
+		}
+		st, err := e.waitCollected(ctx, r.nodes, recoverTimeout)
 		if err != nil {
 			s.Outcome(e2ereport.Fail, "round %d (%s): the long-lived path did not recover: %v", round, kind, err)
 			return
@@ -156,17 +176,17 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 		s.Timing(fmt.Sprintf("round%d-kill-to-recovered", round), time.Since(r.killed))
 		recoveries = append(recoveries, recovered.Round(100*time.Millisecond).String())
 
-		after, err := cm.metrics(ctx)
+		after, err := karmada.ScrapeMetrics(ctx, metricsURL)
 		if err != nil {
 			s.Fatalf("round %d: %v", round, err)
 		}
-		delta := after.MemberCredential(name).Sub(before.MemberCredential(name))
+		delta := after.MemberCredential(memberName).Sub(before.MemberCredential(memberName))
 		log := cm.Log()
-		steps := Lines(log, mark, NodeReflectorStep)
-		waits := BackoffWaits(steps)
-		refused := Lines(log, mark, NodeInformerUnauthorized)
-		pickedUp := Lines(log, mark, MemberTokenPickedUp)
-		noClient := Lines(log, mark, ClusterClientFailed)
+		steps := karmada.Lines(log, mark, karmada.NodeReflectorStep)
+		waits := karmada.BackoffWaits(steps)
+		refused := karmada.Lines(log, mark, karmada.NodeInformerUnauthorized)
+		pickedUp := karmada.Lines(log, mark, MemberTokenPickedUp)
+		noClient := karmada.Lines(log, mark, karmada.ClusterClientFailed)
 		s.Notef("round %d (%s): restart-to-recovered %s; membercred during the round: %s; node reflector: %d backoff steps, waits %s, %d refused with 401; %q lines at klog's default verbosity: %d; status syncs without a member client: %d",
 			round, kind, recovered.Round(100*time.Millisecond), delta, len(waits), formatGaps(waits), len(refused), MemberTokenPickedUp, len(pickedUp), len(noClient))
 		for _, line := range steps {
@@ -175,19 +195,19 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 		if st.ReadySince != baseline.ReadySince {
 			s.Errorf("round %d: the Ready condition changed: %s (baseline %s)", round, st, baseline)
 		}
-		if b == Patched && kind != restartOnly {
+		if b == karmadacp.Patched && kind != restartOnly {
 			// The shared source may pick the rotated token up before any
-			// 401: a status sync builds a client from the Secret, and a token
-			// other than the cached one makes the source re-read it. Either
-			// way the Secret read that found the token is counted, and every
-			// 401 that does come is hidden.
+			// 401: a status sync builds a client from the Secret, and a
+			// token other than the cached one makes the source re-read it.
+			// Either way the Secret read that found the token is counted,
+			// and every 401 that does come is hidden.
 			switch {
 			case delta.Refreshes < 1:
-				s.Errorf("round %d: %s did not grow: the rotated token was not read from the Secret", round, MemberRefreshes)
+				s.Errorf("round %d: %s did not grow: the rotated token was not read from the Secret", round, karmada.MemberRefreshes)
 			case delta.Recovered != delta.Unauthorized:
 				s.Errorf("round %d: %v member 401s but %v hidden by the transport", round, delta.Unauthorized, delta.Recovered)
 			case delta.Persisted != 0:
-				s.Errorf("round %d: %s grew by %v: a 401 reached the caller although the Secret held an accepted token", round, MemberUnauthorizedPersisted, delta.Persisted)
+				s.Errorf("round %d: %s grew by %v: a 401 reached the caller although the Secret held an accepted token", round, karmada.MemberUnauthorizedPersisted, delta.Persisted)
 			case len(refused) != 0:
 				s.Errorf("round %d: the node reflector was refused (401): %s", round, refused[0])
 			case len(pickedUp) != 1:
@@ -195,56 +215,15 @@ func testRepeated(t *testing.T, e *env, scenarioName string, b Build, rounds []r
 			}
 		}
 	}
-	last, err := cm.metrics(ctx)
+	last, err := karmada.ScrapeMetrics(ctx, metricsURL)
 	if err != nil {
 		s.Fatalf("%v", err)
 	}
-	s.Notef("membercred after round %d: %s", len(rounds), last.MemberCredential(name))
+	s.Notef("membercred after round %d: %s", len(rounds), last.MemberCredential(memberName))
 	if cm.Exited() {
 		s.Errorf("%s exited (code %d)", cm.Name(), cm.ExitCode())
 	}
 	s.Outcome(e2ereport.Pass, "every round recovered; restart-to-recovered per round: %s", strings.Join(recoveries, ", "))
-}
-
-// rotate moves the member's Secret from ServiceAccount from's token to a
-// new one of ServiceAccount to, as an operator would: the new token into
-// the Secret first, then from deleted and recreated, returning once the
-// member rejects the old token. With missing, the Secret is deleted first
-// and created again with the new token secretMissing later.
-func (e *env) rotate(ctx context.Context, j *joined, from, to string, missing bool) error {
-	secrets := e.host.Kubernetes().CoreV1().Secrets(ClusterSecretNamespace)
-	current, err := secrets.Get(ctx, j.Name, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("reading Secret %s/%s: %w", ClusterSecretNamespace, j.Name, err)
-	}
-	old := string(current.Data[SecretTokenKey])
-	deleted := time.Now()
-	if missing {
-		if err := secrets.Delete(ctx, j.Name, metav1.DeleteOptions{}); err != nil {
-			return fmt.Errorf("deleting Secret %s/%s: %w", ClusterSecretNamespace, j.Name, err)
-		}
-	}
-	token, err := e.memberToken(ctx, to)
-	if err != nil {
-		return fmt.Errorf("minting the new token: %w", err)
-	}
-	if missing {
-		// The gap is the stimulus itself, not a wait for a condition.
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Until(deleted.Add(secretMissing))):
-		}
-		if _, err := secrets.Create(ctx, j.Secret(token), metav1.CreateOptions{}); err != nil {
-			return fmt.Errorf("creating Secret %s/%s again: %w", ClusterSecretNamespace, j.Name, err)
-		}
-	} else if err := e.writeToken(ctx, j, token); err != nil {
-		return fmt.Errorf("writing the new token to Secret %s/%s: %w", ClusterSecretNamespace, j.Name, err)
-	}
-	if err := e.member.RevokeServiceAccount(ctx, memberNamespace, from, old); err != nil {
-		return fmt.Errorf("revoking the old token (ServiceAccount %s/%s): %w", memberNamespace, from, err)
-	}
-	return nil
 }
 
 // formatGaps lists backoff waits for a report line.
