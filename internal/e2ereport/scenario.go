@@ -24,7 +24,7 @@ const (
 // Scenario is one row of a suite's report: one scenario run against one
 // binary.
 type Scenario struct {
-	Suite    string // "karmada-rotation", "worker-hub-failover", ...
+	Suite    string // "karmada-control-plane", "worker-hub-failover", ...
 	Name     string
 	Binary   string // "patched" or "pristine"
 	Result   Result

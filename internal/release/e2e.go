@@ -11,16 +11,16 @@ import (
 )
 
 // RequiredSuites are the end-to-end suites a release must carry: for the
-// Karmada fix the rotation suite and the suite on a real Karmada control
-// plane, for the worker's the failover and own-credential suites.
-var RequiredSuites = []string{"karmada-rotation", "karmada-control-plane", "worker-hub-failover", "worker-own-credential"}
+// Karmada fixes the suite on a real Karmada control plane, for the
+// worker's the failover and own-credential suites.
+var RequiredSuites = []string{"karmada-control-plane", "worker-hub-failover", "worker-own-credential"}
 
 // RequiredScenarios are scenarios a suite must hold a patched row of: the
-// control-plane suite is the only end-to-end proof for karmada-search and
-// karmada-metrics-adapter, so a report of a partial run (E2E_RUN) that
-// left them out is refused.
+// control-plane suite is the only end-to-end proof of each shipped Karmada
+// binary (karmada-search and karmada-metrics-adapter included), so a
+// report of a partial run (E2E_RUN) that left one out is refused.
 var RequiredScenarios = map[string][]string{
-	"karmada-control-plane": {"propagation", "search", "metrics", "two-members"},
+	"karmada-control-plane": {"propagation", "rotation", "late-secret", "repeated-rotation", "two-members", "search", "metrics", "own-credential"},
 }
 
 // readE2E returns the end-to-end report's Markdown after checking that it

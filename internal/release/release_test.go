@@ -339,16 +339,16 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 		}, "make e2e"},
 		{"e2e scenario not as expected", func(t *testing.T, o *Options) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites[0].Scenarios[0].Result = e2ereport.Pass })
-		}, "karmada-rotation/rotation (pristine: pass, expected red-as-expected)"},
+		}, "karmada-control-plane/rotation (pristine: pass, expected red-as-expected)"},
 		{"e2e suite missing", func(t *testing.T, o *Options) {
-			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = r.Suites[:3] })
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = r.Suites[:2] })
 		}, "worker-own-credential"},
 		{"control-plane suite missing", func(t *testing.T, o *Options) {
-			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = slices.Delete(r.Suites, 1, 2) })
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = slices.Delete(r.Suites, 0, 1) })
 		}, "no scenario of suite karmada-control-plane"},
 		{"partial run without karmada-search", func(t *testing.T, o *Options) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
-				r.Suites[1].Scenarios = slices.DeleteFunc(r.Suites[1].Scenarios, func(s e2ereport.Scenario) bool { return s.Name == "search" && s.Binary == "patched" })
+				r.Suites[0].Scenarios = slices.DeleteFunc(r.Suites[0].Scenarios, func(s e2ereport.Scenario) bool { return s.Name == "search" && s.Binary == "patched" })
 			})
 		}, "no patched row of karmada-control-plane/search"},
 		{"e2e of another commit", func(t *testing.T, o *Options) {
