@@ -42,16 +42,16 @@
 // kube-controller-manager on karmada-apiserver (upstream runs one for
 // namespace deletion, garbage collection and ServiceAccount token Secrets;
 // nothing here waits on them), no scheduler estimator, no
-// karmada-descheduler or karmada-search yet,
-// karmada-descheduler or karmada-metrics-adapter yet,
-// member tokens minted with the TokenRequest API (JoinPush), default
+// karmada-descheduler (karmada-search and karmada-metrics-adapter run when
+// Options ask for them), member tokens minted with the TokenRequest API (JoinPush), default
 // feature gates (upstream's deploy script turns on every alpha and beta
 // gate), and every component but the controller-manager authenticates as
 // karmada-apiserver's admin (upstream gives them a client certificate in
 // system:masters, which is the same authority).
 //
 // The component binaries come from the caller: internal/treebin builds the
-// ones holdfast does not ship, `holdfast build` the controller-manager.
+// ones holdfast does not ship, `holdfast build` the shipped ones
+// (EnsureBinaries finds both).
 // Logs go to karmada-apiserver's log folder (<component>.log), which
 // controlplane.StartForTest keeps for a failed test.
 package karmadacp
