@@ -3,6 +3,7 @@
 package karmadacp
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
 	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/karmadacp"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
@@ -127,4 +129,27 @@ func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 		e.startMember2(t, etcd, apiServer)
 	}
 	return e
+}
+
+// rotateAndRestart is the stimulus the rotation scenarios share: m's
+// credential rotated as an operator would (Member.Rotate: the new token in
+// the Secret, then the old one revoked until the member rejects it),
+// noted, then m's kube-apiserver SIGKILLed and restarted, so that
+// every watch reconnects. atKill runs just before the kill, where a
+// scenario marks the logs it reads afterwards. A failure ends the
+// scenario.
+func rotateAndRestart(ctx context.Context, s *e2ereport.Run, m *karmadacp.Member, atKill func()) (killed, restarted time.Time) {
+	rot, err := m.Rotate(ctx)
+	if err != nil {
+		s.Fatalf("%v", err)
+	}
+	s.Notef("rotated: Secret %s/%s holds a token of ServiceAccount %s; %s (the old token's) was deleted and recreated, the member rejects the old token", karmadacp.ClusterNamespace, m.Name, rot.To, rot.From)
+	atKill()
+	killed = time.Now()
+	if err := m.API.Restart(ctx); err != nil {
+		s.Fatalf("restarting %s: %v", m.Name, err)
+	}
+	restarted = time.Now()
+	s.Timing("member-restart", restarted.Sub(killed))
+	return killed, restarted
 }

@@ -91,18 +91,8 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 	servedBefore := e.memberMetrics.Served()
 	rotateMark := len(adapter.Log())
 	defer countCredentials(s, e.cp, memberName).note()
-	rot, err := m.Rotate(ctx)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	s.Notef("rotated: Secret %s/%s holds a token of ServiceAccount %s; %s (the old token's) was deleted and recreated, the member rejects the old token", karmadacp.ClusterNamespace, memberName, rot.To, rot.From)
-	mark := len(adapter.Log())
-	killed := time.Now()
-	if err := e.member.Restart(ctx); err != nil {
-		s.Fatalf("restarting %s: %v", memberName, err)
-	}
-	restarted := time.Now()
-	s.Timing("member-restart", restarted.Sub(killed))
+	var mark int
+	killed, restarted := rotateAndRestart(ctx, s, m, func() { mark = len(adapter.Log()) })
 	if err := e.createMemberPod(ctx, probeAfter); err != nil {
 		s.Fatalf("%v", err)
 	}

@@ -122,20 +122,10 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 		defer countCredentials(s, e.cp, memberName).note()
 	}
 	rotateMark := len(cm.Log())
-	rot, err := m.Rotate(ctx)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	s.Notef("rotated: Secret %s/%s holds a token of ServiceAccount %s; %s (the old token's) was deleted and recreated, the member rejects the old token", karmadacp.ClusterNamespace, memberName, rot.To, rot.From)
+	var mark int
 	// From before the kill: what the controller-manager logs from here on,
 	// it logs about the restarted member.
-	mark := len(cm.Log())
-	killed := time.Now()
-	if err := e.member.Restart(ctx); err != nil {
-		s.Fatalf("restarting %s: %v", memberName, err)
-	}
-	restarted := time.Now()
-	s.Timing("member-restart", restarted.Sub(killed))
+	_, restarted := rotateAndRestart(ctx, s, m, func() { mark = len(cm.Log()) })
 
 	// After the restart: a new workload and an update of the first.
 	if _, err := karmadaKube.AppsV1().Deployments(workloadNamespace).Create(ctx, Deployment(workloadNamespace, "web-2", policyName, 1), metav1.CreateOptions{}); err != nil {
@@ -338,20 +328,7 @@ func errBlind(err error) bool {
 // the informer demonstrably tried again with its frozen token; it returns
 // "" while the window is open.
 func blindWindow(log func() string, mark int) func() string {
-	var refusedAt time.Time
-	var refusal string
-	return func() string {
-		if refusal == "" {
-			if lines := karmada.Lines(log(), mark, MemberWatchUnauthorized); len(lines) > 0 {
-				refusal, refusedAt = lines[0], time.Now()
-			}
-			return ""
-		}
-		if time.Since(refusedAt) >= blindSettle {
-			return refusal
-		}
-		return ""
-	}
+	return refusedWindow(log, mark, MemberWatchUnauthorized)
 }
 
 // waitAggregated waits until each Karmada Deployment of want shows its

@@ -100,18 +100,8 @@ func testSearch(t *testing.T, b karmadacp.Build) {
 	}
 	rotateMark := len(search.Log())
 	defer countCredentials(s, e.cp, memberName).note()
-	rot, err := m.Rotate(ctx)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	s.Notef("rotated: Secret %s/%s holds a token of ServiceAccount %s; %s (the old token's) was deleted and recreated, the member rejects the old token", karmadacp.ClusterNamespace, memberName, rot.To, rot.From)
-	killMark := len(search.Log())
-	killed := time.Now()
-	if err := e.member.Restart(ctx); err != nil {
-		s.Fatalf("restarting %s: %v", memberName, err)
-	}
-	restarted := time.Now()
-	s.Timing("member-restart", restarted.Sub(killed))
+	var killMark int
+	_, restarted := rotateAndRestart(ctx, s, m, func() { killMark = len(search.Log()) })
 	// From the creation on: a member informer refused after this was
 	// refused the object (blindWindow).
 	createdMark := len(search.Log())
