@@ -3,8 +3,6 @@ package karmadacp
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -92,58 +90,7 @@ func metricsAdapterArgs(kubeconfig, certFile, keyFile string, port, metricsPort,
 // Cluster API's: caBundle filled, the ExternalName Service pointed at
 // localhost and each APIService at port.
 func MetricsAdapterAPIServices(tree string, caPEM []byte, port int) ([]*unstructured.Unstructured, error) {
-	return loopbackAPIServices(tree, metricsAdapterAPIServiceFile, metricsAdapterServiceName, caPEM, port)
-}
-
-// loopbackAPIServices renders file, which must hold APIServices that all
-// name Service karmada-system/<service> and that Service (ExternalName),
-// for a server on 127.0.0.1:port (see AggregatedAPIService for why an
-// ExternalName of localhost reaches it).
-func loopbackAPIServices(tree, file, service string, caPEM []byte, port int) ([]*unstructured.Unstructured, error) {
-	what := fmt.Sprintf("%s APIServices", service)
-	data, err := os.ReadFile(filepath.Join(tree, file))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	if data, err = render(file, data, caPEM, 0); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	objs, err := decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", what, file, err)
-	}
-	apiServices, services := 0, 0
-	for _, o := range objs {
-		switch o.GetKind() {
-		case "APIService":
-			name, _, _ := unstructured.NestedString(o.Object, "spec", "service", "name")
-			namespace, _, _ := unstructured.NestedString(o.Object, "spec", "service", "namespace")
-			if name != service || namespace != SystemNamespace {
-				return nil, fmt.Errorf("%s: %s: APIService %s names Service %s/%s, not %s/%s", what, file, o.GetName(), namespace, name, SystemNamespace, service)
-			}
-			if err := unstructured.SetNestedField(o.Object, int64(port), "spec", "service", "port"); err != nil {
-				return nil, err
-			}
-			apiServices++
-		case "Service":
-			if o.GetName() != service {
-				return nil, fmt.Errorf("%s: %s: unexpected Service %s", what, file, o.GetName())
-			}
-			if typ, _, _ := unstructured.NestedString(o.Object, "spec", "type"); typ != "ExternalName" {
-				return nil, fmt.Errorf("%s: %s: Service %s is of type %q, not ExternalName", what, file, o.GetName(), typ)
-			}
-			if err := unstructured.SetNestedField(o.Object, loopbackName, "spec", "externalName"); err != nil {
-				return nil, err
-			}
-			services++
-		default:
-			return nil, fmt.Errorf("%s: %s: unexpected %s %s", what, file, o.GetKind(), o.GetName())
-		}
-	}
-	if apiServices == 0 || services != 1 {
-		return nil, fmt.Errorf("%s: %s: want APIServices and their one Service, got %d APIServices and %d Services", what, file, apiServices, services)
-	}
-	return objs, nil
+	return apiService(tree, metricsAdapterAPIServiceFile, metricsAdapterServiceName, caPEM, port)
 }
 
 // waitPodMetricsAPI waits until listing PodMetrics of the default

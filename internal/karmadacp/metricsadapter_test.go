@@ -48,7 +48,7 @@ func TestMetricsAdapterAPIServicesFromTheTree(t *testing.T) {
 	}
 }
 
-func TestLoopbackAPIServicesRejects(t *testing.T) {
+func TestMetricsAdapterAPIServicesRejects(t *testing.T) {
 	const good = `apiVersion: apiregistration.k8s.io/v1
 kind: APIService
 metadata:
@@ -73,7 +73,7 @@ spec:
 	for _, tc := range []struct{ name, file, want string }{
 		{"another Service named", strings.Replace(good, "    name: karmada-metrics-adapter\n", "    name: other\n", 1), "names Service karmada-system/other"},
 		{"a ClusterIP Service", strings.Replace(good, "type: ExternalName", "type: ClusterIP", 1), "not ExternalName"},
-		{"no Service", good[:strings.Index(good, "---")], "0 Services"},
+		{"no Service", good[:strings.Index(good, "---")], "0 Service(s)"},
 		{"an unknown placeholder", strings.Replace(good, "v1beta1.metrics", "{{version}}.metrics", 1), "placeholder {{version}}"},
 		{"another kind", good + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n", "unexpected ConfigMap"},
 	} {
