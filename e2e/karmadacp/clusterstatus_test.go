@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/karmadacp"
 )
 
@@ -165,4 +166,15 @@ func (e *env) joinMember(ctx context.Context) (*karmadacp.Member, time.Duration,
 		return nil, 0, err
 	}
 	return m, time.Since(joined), nil
+}
+
+// joinMember1 is joinMember for a scenario: a failure ends it, and the
+// time from the join to Ready is recorded as join-to-ready.
+func (e *env) joinMember1(ctx context.Context, s *e2ereport.Run) *karmadacp.Member {
+	m, took, err := e.joinMember(ctx)
+	if err != nil {
+		s.Fatalf("%v", err)
+	}
+	s.Timing("join-to-ready", took)
+	return m
 }

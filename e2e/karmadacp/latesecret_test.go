@@ -30,13 +30,7 @@ func testLateSecret(t *testing.T) {
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 
-	m, err := e.cp.JoinPush(ctx, memberName, e.member)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	if err := m.WaitReady(ctx, readyTimeout); err != nil {
-		s.Fatalf("%v", err)
-	}
+	m := e.joinMember1(ctx, s)
 	if _, err := e.cp.API.Dynamic().Resource(PropagationPolicyGVR).Namespace(workloadNamespace).Create(ctx, PropagationPolicy(workloadNamespace, policyName, memberName), metav1.CreateOptions{}); err != nil {
 		s.Fatalf("creating PropagationPolicy %s/%s: %v", workloadNamespace, policyName, err)
 	}

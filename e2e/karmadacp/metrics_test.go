@@ -60,16 +60,8 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 		s.Fatalf("metrics client for %s: %v", e.cp.API.Name(), err)
 	}
 
-	m, err := e.cp.JoinPush(ctx, memberName, e.member)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	joined := time.Now()
-	if err := m.WaitReady(ctx, readyTimeout); err != nil {
-		s.Fatalf("%v", err)
-	}
+	m := e.joinMember1(ctx, s)
 	ready := time.Now()
-	s.Timing("join-to-ready", ready.Sub(joined))
 
 	if err := e.createMemberPod(ctx, probeBefore); err != nil {
 		s.Fatalf("%v", err)

@@ -77,15 +77,7 @@ func testPropagation(t *testing.T, b karmadacp.Build) {
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 
-	m, err := e.cp.JoinPush(ctx, memberName, e.member)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	joined := time.Now()
-	if err := m.WaitReady(ctx, readyTimeout); err != nil {
-		s.Fatalf("%v", err)
-	}
-	s.Timing("join-to-ready", time.Since(joined))
+	m := e.joinMember1(ctx, s)
 
 	karmadaKube := e.cp.API.Kubernetes()
 	pp, err := e.cp.API.Dynamic().Resource(PropagationPolicyGVR).Namespace(workloadNamespace).Create(ctx, PropagationPolicy(workloadNamespace, policyName, memberName), metav1.CreateOptions{})

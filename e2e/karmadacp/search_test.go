@@ -62,15 +62,7 @@ func testSearch(t *testing.T, b karmadacp.Build) {
 	s.Timing("control-plane-start", e.started)
 	s.Timing("karmada-search-start", e.cp.StartTimes()[karmadacp.Search])
 
-	m, err := e.cp.JoinPush(ctx, memberName, e.member)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	joined := time.Now()
-	if err := m.WaitReady(ctx, readyTimeout); err != nil {
-		s.Fatalf("%v", err)
-	}
-	s.Timing("join-to-ready", time.Since(joined))
+	m := e.joinMember1(ctx, s)
 
 	if _, err := e.cp.API.Dynamic().Resource(karmadacp.ResourceRegistryGVR).Create(ctx, ResourceRegistry(registryName, memberName), metav1.CreateOptions{}); err != nil {
 		s.Fatalf("creating ResourceRegistry %s: %v", registryName, err)
