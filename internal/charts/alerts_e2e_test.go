@@ -37,7 +37,7 @@ func TestWorkerOperatorPrometheusRule(t *testing.T) {
 	}
 	want := map[string]string{
 		"KubeSliceWorkerStandbyCredentialRejected": `kubeslice_worker_hub_credential_accepted{hub="secondary"} == 0`,
-		"KubeSliceWorkerHubUnreachable":            `sum by (hub) (increase(kubeslice_worker_hub_probe_errors_total{reason=~"unreachable|timeout"}[30m])) > 150`,
+		"KubeSliceWorkerHubUnreachable":            `sum by (hub) (increase(kubeslice_worker_hub_probe_errors_total{reason=~"unreachable|timeout"}[30m])) > 100`,
 		"KubeSliceWorkerHubClaimRejected":          `increase(kubeslice_worker_hub_probe_errors_total{reason="rejected_endpoint"}[1h]) > 0`,
 	}
 	if got := r.alerts(); !maps.Equal(got, want) {

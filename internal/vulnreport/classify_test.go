@@ -114,3 +114,32 @@ func TestQueryFindings(t *testing.T) {
 		t.Errorf("fixed %q and %q, want none and v1.12.0 (the module's own range, not another's)", fs[0].Fixed, fs[1].Fixed)
 	}
 }
+
+// An advisory can list several fixes for one module: backports on older
+// minor lines, as separate introduced/fixed pairs of one range and as
+// further ranges. The version reported is the latest of them, as
+// govulncheck's fixed_version: the first release free of the advisory on
+// every line. The events are ordered so that the first, the last, the
+// lowest and the lexically greatest fix are each a different wrong answer.
+func TestQueryFindingsSeveralFixes(t *testing.T) {
+	const karmada = "github.com/karmada-io/karmada"
+	semverRange := func(events ...obj) obj { return obj{"type": "SEMVER", "events": events} }
+	backports := obj{"package": obj{"name": karmada, "ecosystem": "Go"}, "ranges": []obj{
+		semverRange(obj{"introduced": "0"}, obj{"fixed": "1.9.4"}, obj{"introduced": "1.12.0"}, obj{"fixed": "1.12.1"}),
+		semverRange(obj{"introduced": "1.10.0"}, obj{"fixed": "1.10.7"}),
+	}}
+	later := obj{"package": obj{"name": karmada, "ecosystem": "Go"}, "ranges": []obj{
+		semverRange(obj{"introduced": "1.11.0"}, obj{"fixed": "1.11.3"}),
+	}}
+	s := decode(t, streamOf(t,
+		configMsg("file:///db"),
+		osvMsg("GO-2026-4101", "fixed on several lines", backports, later),
+	))
+	fs := queryFindings(s, karmada, "v1.11.0", "by version")
+	if len(fs) != 1 {
+		t.Fatalf("findings %+v, want GO-2026-4101 alone", fs)
+	}
+	if fs[0].Fixed != "v1.12.1" {
+		t.Errorf("GO-2026-4101 fixed in %q, want v1.12.1, the latest of its fixes (v1.9.4, v1.12.1, v1.10.7, v1.11.3)", fs[0].Fixed)
+	}
+}

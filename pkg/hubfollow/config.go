@@ -22,7 +22,8 @@ const (
 // Defaults are upstream's HA branch's, kept so one set of manifests works with
 // either build.
 const (
-	// DefaultResolveInterval is how often both hubs are polled once running.
+	// DefaultResolveInterval is the wait between the end of one round of
+	// polls and the start of the next once running.
 	// A follower needs DefaultSwitchConfirmations polls to move, so it follows
 	// a failover ~20s after the Standby publishes; that is small next to a
 	// controller promotion and costs each hub one GET per worker per 10s.
@@ -51,7 +52,8 @@ type Config struct {
 	// hub (CLUSTER_NAME, HUB_PROJECT_NAMESPACE).
 	ClusterName      string
 	ProjectNamespace string
-	// ResolveInterval is the poll period (HUB_RESOLVE_INTERVAL, default 10s).
+	// ResolveInterval is the wait from the end of one round of polls to the
+	// start of the next (HUB_RESOLVE_INTERVAL, default 10s).
 	ResolveInterval time.Duration
 	// ResolveTimeout bounds each read of one hub (HUB_RESOLVE_TIMEOUT,
 	// default 5s).
@@ -85,10 +87,14 @@ func ConfigFromEnv(lookup LookupEnvFunc, log logr.Logger) Config {
 		return cfg
 	}
 	if cfg.ResolveTimeout >= cfg.ResolveInterval {
-		// Allowed: rounds never overlap (the next tick waits for the current
-		// round), so a long timeout cannot pile up reads; it only stretches
-		// the poll period while a hub hangs. Worth saying once, though.
-		log.Info("Hub resolve timeout is not shorter than the interval; a hung hub stretches the poll period to the timeout",
+		// Allowed, not refused (drop-in rule: a value upstream's HA
+		// branch runs with must not stop this worker starting): the next
+		// round waits one interval after the current one ends, so a long
+		// timeout neither piles up reads nor brings two confirmations
+		// closer than an interval; it only lengthens the time between
+		// polls while a hub hangs, by more than the interval itself.
+		// Worth saying once.
+		log.Info("Hub resolve timeout is not shorter than the interval; while a hub hangs, polls are the interval plus the timeout apart",
 			EnvResolveTimeout, cfg.ResolveTimeout.String(), EnvResolveInterval, cfg.ResolveInterval.String())
 	}
 	return cfg

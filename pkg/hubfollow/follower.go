@@ -26,8 +26,8 @@ type Options struct {
 	// kubelet restarts it and startup resolution connects to the new hub.
 	// Required when the feature is on.
 	Stop func()
-	// Clock drives the poll interval. Default: the real clock.
-	Clock clock.WithTicker
+	// Clock drives the wait between rounds. Default: the real clock.
+	Clock clock.Clock
 }
 
 // prober is what the follower needs of a Prober; tests substitute scripted
@@ -42,7 +42,7 @@ type prober interface {
 type Follower struct {
 	log      logr.Logger
 	interval time.Duration
-	clock    clock.WithTicker
+	clock    clock.Clock
 	probers  []prober
 	resolver *resolver
 	metrics  *metrics
@@ -128,8 +128,8 @@ func start(ctx context.Context, cfg Config, opts Options, newProber func(Connect
 	return conn, f, nil
 }
 
-// Run polls both hubs every resolve interval until ctx ends or a change of
-// hub is confirmed, in which case it logs the change once, counts it, calls
+// Run polls both hubs, one resolve interval after the previous round ended,
+// until ctx ends or a change of hub is confirmed, in which case it logs the change once, counts it, calls
 // Options.Stop and returns. It never stops the worker on uncertainty: an
 // unreachable hub, a rejected credential or a missing claim changes nothing.
 //
@@ -141,13 +141,19 @@ func (f *Follower) Run(ctx context.Context) error {
 	if f.resolver == nil {
 		return nil // feature off
 	}
-	ticker := f.clock.NewTicker(f.interval)
-	defer ticker.Stop()
 	for {
+		// The wait is armed only once a round has ended, never by a ticker:
+		// a round may outlast the interval (the timeout may be as long or
+		// longer), and a tick that fell due meanwhile would start the next
+		// round at once, so two "consecutive" confirmations could be
+		// moments apart. Measured from the end, every round's answers are
+		// at least an interval after the previous round's.
+		wait := f.clock.NewTimer(f.interval)
 		select {
 		case <-ctx.Done():
+			wait.Stop()
 			return nil
-		case <-ticker.C():
+		case <-wait.C():
 		}
 		if f.poll(ctx) {
 			return nil
@@ -156,8 +162,6 @@ func (f *Follower) Run(ctx context.Context) error {
 }
 
 // poll runs one round and reports whether the worker has been stopped.
-// Ticks that arrive during a round are dropped by the ticker, so a slow round
-// delays the next rather than queueing rounds behind it.
 func (f *Follower) poll(ctx context.Context) bool {
 	f.roundMu.Lock()
 	defer f.roundMu.Unlock()

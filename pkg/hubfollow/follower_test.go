@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"k8s.io/utils/clock"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -18,9 +20,19 @@ import (
 type scriptedHub struct {
 	name    string
 	answers chan ProbeResult
+	now     func() time.Time
+
+	mu sync.Mutex
+	// askedAt is the fake time of every Probe call: when each round started.
+	askedAt []time.Time
 }
 
 func (s *scriptedHub) Probe(ctx context.Context) ProbeResult {
+	if s.now != nil {
+		s.mu.Lock()
+		s.askedAt = append(s.askedAt, s.now())
+		s.mu.Unlock()
+	}
 	select {
 	case r := <-s.answers:
 		return r
@@ -29,11 +41,45 @@ func (s *scriptedHub) Probe(ctx context.Context) ProbeResult {
 	}
 }
 
+func (s *scriptedHub) asks() []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.askedAt...)
+}
+
+// armingClock counts the waits the follower arms, so a test can tell "idle
+// until the clock moves" from "starting a round" without sleeping.
+type armingClock struct {
+	*testingclock.FakeClock
+	armed atomic.Int64
+}
+
+func (c *armingClock) NewTimer(d time.Duration) clock.Timer {
+	defer c.armed.Add(1) // once the clock knows of the wait
+	return c.FakeClock.NewTimer(d)
+}
+
+func (c *armingClock) After(d time.Duration) <-chan time.Time {
+	defer c.armed.Add(1) // once the clock knows of the wait
+	return c.FakeClock.After(d)
+}
+
+func (c *armingClock) NewTicker(d time.Duration) clock.Ticker {
+	defer c.armed.Add(1) // once the clock knows of the wait
+	return c.FakeClock.NewTicker(d)
+}
+
+func (c *armingClock) Tick(d time.Duration) <-chan time.Time {
+	defer c.armed.Add(1) // once the clock knows of the wait
+	return c.FakeClock.Tick(d)
+}
+
 // scriptedFollower wires a follower to scripted hubs and a fake clock.
 type scriptedFollower struct {
 	t        *testing.T
 	hubs     map[string]*scriptedHub
 	clock    *testingclock.FakeClock
+	armed    *atomic.Int64
 	registry *prometheus.Registry
 	stops    atomic.Int64
 	stopped  chan struct{}
@@ -53,15 +99,17 @@ func testConfig() Config {
 // newScriptedFollower starts a follower whose startup poll is startupPoll.
 func newScriptedFollower(t *testing.T, cfg Config, startupPoll string) *scriptedFollower {
 	t.Helper()
+	clk := &armingClock{FakeClock: testingclock.NewFakeClock(time.Date(2026, 8, 25, 16, 0, 0, 0, time.UTC))}
 	sf := &scriptedFollower{
 		t:        t,
 		hubs:     map[string]*scriptedHub{},
-		clock:    testingclock.NewFakeClock(time.Date(2026, 8, 25, 16, 0, 0, 0, time.UTC)),
+		clock:    clk.FakeClock,
+		armed:    &clk.armed,
 		registry: prometheus.NewRegistry(),
 		stopped:  make(chan struct{}),
 	}
 	for _, name := range []string{PrimaryName, SecondaryName} {
-		sf.hubs[name] = &scriptedHub{name: name, answers: make(chan ProbeResult)}
+		sf.hubs[name] = &scriptedHub{name: name, answers: make(chan ProbeResult), now: clk.Now}
 	}
 	var startupDone chan struct{}
 	if startupPoll != "" {
@@ -73,7 +121,7 @@ func newScriptedFollower(t *testing.T, cfg Config, startupPoll string) *scripted
 	}
 	conn, f, err := start(context.Background(), cfg, Options{
 		Registerer: sf.registry,
-		Clock:      sf.clock,
+		Clock:      clk,
 		Stop: func() {
 			if sf.stops.Add(1) == 1 {
 				close(sf.stopped)
@@ -172,6 +220,54 @@ func TestRunConfirmedSwitchStopsExactlyOnce(t *testing.T) {
 	}
 	if n := testutil.ToFloat64(sf.follower.metrics.switches); n != 1 {
 		t.Errorf("%s = %v, want 1", metricSwitches, n)
+	}
+}
+
+// HUB_RESOLVE_TIMEOUT >= HUB_RESOLVE_INTERVAL is accepted, so a round can
+// outlast the interval. The next round must still wait a full interval after
+// the slow one ended: started at once, its answer would be a second
+// "consecutive" confirmation moments after the first, and a switch would rest
+// on what is in effect a single look at the hubs.
+func TestRunSpacesRoundsAfterASlowRound(t *testing.T) {
+	cfg := testConfig()
+	cfg.ResolveTimeout = 2 * cfg.ResolveInterval
+	sf := newScriptedFollower(t, cfg, "A")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := sf.run(ctx)
+
+	waitFor(t, "Run to wait for its first round", sf.clock.HasWaiters)
+	sf.clock.Step(cfg.ResolveInterval)
+	first := poll(t, "B")
+	sf.feed(first[1:]) // the secondary answers at once
+	armed := sf.armed.Load()
+	// The primary hangs for longer than an interval, within the timeout.
+	sf.clock.Step(cfg.ResolveInterval + cfg.ResolveInterval/2)
+	sf.feed(first[:1])
+	firstEnded := sf.clock.Now()
+
+	// Run either starts the next round with no time passing or arms a wait.
+	asked := func() int { return len(sf.hubs[PrimaryName].asks()) + len(sf.hubs[SecondaryName].asks()) }
+	waitFor(t, "the next round or a wait for it", func() bool { return asked() > 4 || sf.armed.Load() > armed })
+	if asked() == 4 { // startup and the slow round
+		sf.clock.Step(cfg.ResolveInterval)
+	}
+	sf.feed(poll(t, "B"))
+	select {
+	case <-sf.stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("two polls naming B did not switch")
+	}
+	waitDone(t, "Run after a switch", done)
+
+	for _, name := range []string{PrimaryName, SecondaryName} {
+		asks := sf.hubs[name].asks()
+		if len(asks) != 3 { // startup and two rounds
+			t.Fatalf("%s probed %d times, want 3", name, len(asks))
+		}
+		if gap := asks[2].Sub(firstEnded); gap < cfg.ResolveInterval {
+			t.Errorf("%s: the round after a slow one started %v after it ended, want at least the interval %v", name, gap, cfg.ResolveInterval)
+		}
 	}
 }
 
