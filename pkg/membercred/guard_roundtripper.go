@@ -46,7 +46,7 @@ func (rt *ownCredentialRoundTripper) RoundTrip(req *http.Request) (*http.Respons
 		g.strike(req.URL.Host) // nothing fresher to try: the credential itself is rejected
 		return resp, nil
 	}
-	replay, ok := replayable(req)
+	replay, ok := replayable(req, rt.next)
 	if !ok {
 		// Not a strike: a fresher token exists, and client-go's bearer
 		// wrapper re-reads the file within a minute for later requests.

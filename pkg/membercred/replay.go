@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 
+	"k8s.io/apimachinery/pkg/util/httpstream"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/klog/v2"
 )
@@ -43,15 +44,48 @@ func withAuthorization(req *http.Request, value string) *http.Request {
 	return r
 }
 
-// replayable returns a request that can be sent again after req was sent
-// once, or false. A request without body (every GET, LIST and WATCH) can be
-// replayed as it is; one with a body only if GetBody can produce it again
-// (http.NewRequest sets it for in-memory bodies, as client-go's requests
-// are). Protocol upgrades (exec, attach, port-forward) are never replayed:
-// upgrade round trippers keep per-request connection state.
-func replayable(req *http.Request) (*http.Request, bool) {
-	if req.Header.Get("Upgrade") != "" {
+// replayable returns a request that can be sent again through next after
+// req was sent through it once and answered 401, or false.
+//
+// Whether a round tripper may carry a second request is a property of the
+// innermost one: client-go's SPDY and WebSocket round trippers keep the
+// connection of the one request they were built for, and a replay dials a
+// second connection and orphans the first. That cannot be seen through a
+// wrapper that does not say what it wraps (Karmada's proxyHeaderRoundTripper,
+// which BuildClusterConfig installs for spec.proxyURL with proxyHeader, is
+// one), and the request does not reliably say it: the SPDY round tripper
+// adds its Upgrade header below every wrapper, and the negotiation headers
+// client-go's callers add above it are a convention, not a contract. So
+// instead of guessing whether an unknown round tripper is single-use, a
+// request is replayed only when it
+// does not ask for an upgrade, its body can be produced again, and either
+// the chain is proven reusable or the request is one net/http itself sends
+// again on a fresh connection:
+//
+//   - every LIST and WATCH is a GET, so informers keep their replay through
+//     any chain, the proxy-header one included;
+//   - every upgrade client-go makes over SPDY (exec, attach, port-forward) is
+//     a POST, so none is replayed through a chain that hides its innermost
+//     round tripper, even one whose caller adds none of the headers
+//     upgradeRequest knows;
+//   - a create or update (POST, PUT, PATCH with GetBody) is replayed when
+//     the chain ends in *http.Transport; through a hidden chain it gets its
+//     401, and the next request carries the token the 401 made us read.
+//
+// A 401 means the API server did not act on the request (authentication
+// runs first), so the method only matters for what the transport can do,
+// not for what the server did.
+func replayable(req *http.Request, next http.RoundTripper) (*http.Request, bool) {
+	if upgradeRequest(req) {
 		return nil, false
+	}
+	switch classifyChain(next) {
+	case chainSingleUse:
+		return nil, false
+	case chainHidden:
+		if !idempotentMethod(req.Method) {
+			return nil, false
+		}
 	}
 	if req.Body == nil || req.Body == http.NoBody {
 		return req, true
@@ -66,6 +100,70 @@ func replayable(req *http.Request) (*http.Request, bool) {
 	r := req.WithContext(req.Context()) // a shallow copy sharing the header, replaced by withAuthorization
 	r.Body = body
 	return r, true
+}
+
+// upgradeRequest reports whether req asks for a protocol upgrade as seen
+// above the round tripper that performs it: Upgrade and Connection: Upgrade
+// when the caller sets them itself (an upgrade through *http.Transport),
+// X-Stream-Protocol-Version, which client-go's spdy.Negotiate adds before
+// sending, and Sec-WebSocket-Protocol, which its websocket.Negotiate does.
+func upgradeRequest(req *http.Request) bool {
+	h := req.Header
+	return h.Get(httpstream.HeaderUpgrade) != "" ||
+		httpstream.IsUpgradeRequest(req) ||
+		len(h[http.CanonicalHeaderKey(httpstream.HeaderProtocolVersion)]) != 0 ||
+		len(h[http.CanonicalHeaderKey("Sec-WebSocket-Protocol")]) != 0
+}
+
+// idempotentMethod is net/http's own rule for re-sending a request on a new
+// connection (http.Request.isReplayable, without its Idempotency-Key
+// exception, which no Kubernetes client sets).
+func idempotentMethod(method string) bool {
+	switch method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace: // "" means GET
+		return true
+	}
+	return false
+}
+
+// chainKind is what a chain of round trippers is known to be.
+type chainKind int
+
+const (
+	// chainHidden: the walk stopped at a round tripper that is neither
+	// *http.Transport nor says what it wraps; it may be single-use.
+	chainHidden chainKind = iota
+	// chainReusable: the chain ends in *http.Transport, which sends any
+	// request with a re-obtainable body again on a pooled or new connection.
+	chainReusable
+	// chainSingleUse: the chain holds one of client-go's upgrade round
+	// trippers.
+	chainSingleUse
+)
+
+// maxChainDepth bounds a walk down WrappedRoundTripper() against a cycle;
+// client-go's chains are a handful deep.
+const maxChainDepth = 64
+
+// classifyChain walks rt through WrappedRoundTripper(). SPDY's round tripper
+// implements httpstream.UpgradeRoundTripper; the WebSocket one
+// (k8s.io/client-go/transport/websocket, not imported so that this package
+// does not pull in a WebSocket library) is recognised by DataBufferSize.
+func classifyChain(rt http.RoundTripper) chainKind {
+	for range maxChainDepth {
+		switch rt.(type) {
+		case *http.Transport:
+			return chainReusable
+		case httpstream.UpgradeRoundTripper, interface{ DataBufferSize() int }:
+			return chainSingleUse
+		}
+		w, ok := rt.(utilnet.RoundTripperWrapper)
+		if !ok {
+			return chainHidden
+		}
+		rt = w.WrappedRoundTripper()
+	}
+	return chainHidden
 }
 
 // discard drains a little of resp's body and closes it, before a replay

@@ -24,9 +24,7 @@ import (
 //
 // Exec, attach and port-forward requests go through single-use upgrade round
 // trippers (SPDY, WebSocket) that client-go builds from the same rest.Config;
-// they are never replayed. The SPDY round tripper adds its Upgrade header
-// below this wrapper, so the wrapper recognises such a transport when it is
-// built rather than by the request.
+// they are never replayed, whatever wraps them (replayable says how).
 func (s *SecretTokenSource) WrapTransport(rt http.RoundTripper) http.RoundTripper {
 	return &memberTokenRoundTripper{source: s, next: rt, singleUse: singleUseTransport(rt)}
 }
@@ -59,9 +57,11 @@ func (rt *memberTokenRoundTripper) RoundTrip(req *http.Request) (*http.Response,
 	}
 	resp, err := rt.next.RoundTrip(withAuthorization(req, tok.header))
 	if err != nil {
-		if rt.singleUse && upgradeUnauthorized(err) {
+		if upgradeUnauthorized(err) {
 			// The WebSocket round tripper reports a 401 as an error. Nothing
 			// to replay, but the next stream should carry a fresh token.
+			// Only an upgrade round tripper returns this error, so it needs
+			// no recognising of the chain, which a wrapper may hide.
 			s.metrics.memberUnauthorized(s.cluster)
 			s.startUnauthorizedRead(tok)
 		}
@@ -81,7 +81,7 @@ func (rt *memberTokenRoundTripper) RoundTrip(req *http.Request) (*http.Response,
 func (rt *memberTokenRoundTripper) onUnauthorized(req *http.Request, sent *cachedToken, resp *http.Response) (*http.Response, error) {
 	s := rt.source
 	s.metrics.memberUnauthorized(s.cluster)
-	if rt.singleUse {
+	if rt.singleUse || upgradeRequest(req) {
 		// Start the read for the next stream, but do not hold this one up:
 		// it cannot be replayed anyway.
 		s.startUnauthorizedRead(sent)
@@ -99,7 +99,7 @@ func (rt *memberTokenRoundTripper) onUnauthorized(req *http.Request, sent *cache
 		s.notePersisted401() // the Secret itself holds the rejected token
 		return resp, nil
 	}
-	replay, ok := replayable(req)
+	replay, ok := replayable(req, rt.next)
 	if !ok {
 		return resp, nil // the next request carries the fresh token
 	}
@@ -117,28 +117,11 @@ func (rt *memberTokenRoundTripper) onUnauthorized(req *http.Request, sent *cache
 	return resp, nil
 }
 
-// singleUseTransport reports whether rt is, or wraps, one of client-go's
-// upgrade round trippers: SPDY's implements httpstream.UpgradeRoundTripper,
-// and the WebSocket one (k8s.io/client-go/transport/websocket, not imported
-// so that this package does not pull in a WebSocket library) holds its
-// connection behind DataBufferSize. A wrapper that hides its inner round
-// tripper (no WrappedRoundTripper) hides it from this check too; the request's
-// own Upgrade header is still checked in replayable.
+// singleUseTransport reports whether rt is, or visibly wraps, one of
+// client-go's upgrade round trippers. A wrapper that hides its inner round
+// tripper hides it from this check too; replayable does not rely on it.
 func singleUseTransport(rt http.RoundTripper) bool {
-	for depth := 0; rt != nil && depth < 64; depth++ { // 64: a bound against a cycle
-		switch rt.(type) {
-		case httpstream.UpgradeRoundTripper:
-			return true
-		case interface{ DataBufferSize() int }:
-			return true
-		}
-		w, ok := rt.(utilnet.RoundTripperWrapper)
-		if !ok {
-			return false
-		}
-		rt = w.WrappedRoundTripper()
-	}
-	return false
+	return classifyChain(rt) == chainSingleUse
 }
 
 // upgradeUnauthorized reports whether err is an upgrade refused with 401.
