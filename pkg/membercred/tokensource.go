@@ -159,17 +159,24 @@ func NewSecretTokenSource(opts SecretTokenSourceOptions) (*SecretTokenSource, er
 	return s, nil
 }
 
-// Token implements oauth2.TokenSource. The returned token has no Expiry on
-// purpose: this source does its own caching, and a wrapping cache (oauth2's
-// ReuseTokenSource, client-go's NewCachedTokenSource) would only add a
-// second, lock-holding layer. oauth2 gives it no context: with no token
-// cached it waits for a read at most MaxReadWait.
+// Token implements oauth2.TokenSource. The returned token expires when the
+// Secret is next due to be read (the token itself may well stay valid
+// longer; this is when this source wants to be asked again), so a wrapping
+// cache such as oauth2's ReuseTokenSource or client-go's
+// NewCachedTokenSource asks again by then and picks up a rotation: with a
+// zero Expiry oauth2 would keep the first token forever. Both caches treat a
+// token as expired 10s early (oauth2's expiryDelta, client-go's leeway), so
+// in the last 10s of a period they ask on every call; that costs an atomic
+// load, never a read, until the period is up. Past it the token still
+// served while the background read runs carries an Expiry in the past, so
+// the cache keeps asking until the read lands. oauth2 gives Token no
+// context: with no token cached it waits for a read at most MaxReadWait.
 func (s *SecretTokenSource) Token() (*oauth2.Token, error) {
 	tok, err := s.token(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	return &oauth2.Token{AccessToken: tok.token, TokenType: "Bearer"}, nil
+	return &oauth2.Token{AccessToken: tok.token, TokenType: "Bearer", Expiry: tok.refreshAt}, nil
 }
 
 // token returns the token to send. It blocks only when none is cached.
