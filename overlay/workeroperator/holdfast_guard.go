@@ -55,7 +55,8 @@ const (
 	// holdfastEnvGuardMinDuration is how long the credential must have been
 	// rejected before the guard trips (plus a per-process jitter of up to
 	// half of it), a positive Go duration (default
-	// membercred.DefaultGuardMinDuration).
+	// membercred.DefaultGuardMinDuration), or "none" for no minimum and no
+	// jitter (with threshold 1: act on the first persisting 401).
 	holdfastEnvGuardMinDuration = "OWN_CREDENTIAL_GUARD_MIN_DURATION"
 
 	// holdfastGuardOff installs no guard: the worker behaves as v1.6.4 when
@@ -148,7 +149,7 @@ func holdfastNewGuard(lookup func(string) (string, bool), log logr.Logger, metri
 	log.Info("Own-credential guard is on", "action", holdfastSetting(opts.Action, membercred.DefaultGuardAction),
 		"threshold", holdfastSetting(opts.Threshold, membercred.DefaultGuardThreshold),
 		"window", holdfastSetting(opts.Window, membercred.DefaultGuardWindow),
-		"minDuration", holdfastSetting(opts.MinDuration, membercred.DefaultGuardMinDuration))
+		"minDuration", holdfastMinDurationSetting(opts.MinDuration))
 	action := opts.Action
 	if action == "" {
 		action = membercred.DefaultGuardAction
@@ -164,6 +165,15 @@ func holdfastSetting[T comparable](v, def T) string {
 		return fmt.Sprintf("%v (default)", def)
 	}
 	return fmt.Sprintf("%v", v)
+}
+
+// holdfastMinDurationSetting is holdfastSetting for MinDuration, which has
+// one more spelling: none.
+func holdfastMinDurationSetting(d time.Duration) string {
+	if d == membercred.NoGuardMinDuration {
+		return membercred.FormatGuardMinDuration(d)
+	}
+	return holdfastSetting(d, membercred.DefaultGuardMinDuration)
 }
 
 // holdfastGuardOptionsFromEnv reads the guard's settings into membercred's
@@ -211,9 +221,11 @@ func holdfastGuardOptionsFromEnv(lookup func(string) (string, bool)) (opts membe
 		}
 	}
 	if raw, ok := lookup(holdfastEnvGuardMinDuration); ok && raw != "" {
-		d, perr := time.ParseDuration(raw)
-		if perr != nil || d <= 0 {
-			invalid(holdfastEnvGuardMinDuration, raw, "a positive Go duration such as 1m")
+		// 0 stays refused: "none" says no minimum without giving a value
+		// this worker has always rejected a new meaning.
+		d, perr := membercred.ParseGuardMinDuration(raw)
+		if perr != nil || (d <= 0 && d != membercred.NoGuardMinDuration) {
+			invalid(holdfastEnvGuardMinDuration, raw, "a positive Go duration such as 1m, or "+membercred.GuardMinDurationNone)
 		} else {
 			opts.MinDuration = d
 		}

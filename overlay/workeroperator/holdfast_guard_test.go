@@ -75,6 +75,12 @@ func TestGuardOptionsFromEnv(t *testing.T) {
 			want: with(func(o *membercred.OwnCredentialGuardOptions) {
 				o.Action, o.Threshold, o.Window = membercred.GuardActionUnhealthy, 7, time.Hour
 			})},
+		{name: "min duration", env: map[string]string{holdfastEnvGuardMinDuration: "2m"},
+			want: with(func(o *membercred.OwnCredentialGuardOptions) { o.MinDuration = 2 * time.Minute })},
+		{name: "exit on the first 401: threshold 1, no minimum", env: map[string]string{holdfastEnvGuardThreshold: "1", holdfastEnvGuardMinDuration: "none"},
+			want: with(func(o *membercred.OwnCredentialGuardOptions) {
+				o.Threshold, o.MinDuration = 1, membercred.NoGuardMinDuration
+			})},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,7 +91,7 @@ func TestGuardOptionsFromEnv(t *testing.T) {
 			if off != tc.off {
 				t.Fatalf("off = %v, want %v", off, tc.off)
 			}
-			if !tc.off && (got.Action != tc.want.Action || got.Threshold != tc.want.Threshold || got.Window != tc.want.Window) {
+			if !tc.off && (got.Action != tc.want.Action || got.Threshold != tc.want.Threshold || got.Window != tc.want.Window || got.MinDuration != tc.want.MinDuration) {
 				t.Errorf("options = %+v, want %+v", got, tc.want)
 			}
 		})
@@ -128,6 +134,10 @@ func TestGuardRejectsUnknownSettings(t *testing.T) {
 			want: []string{`OWN_CREDENTIAL_GUARD_WINDOW="-5m"`, "want a positive Go duration"}},
 		{name: "min duration without a unit", env: map[string]string{holdfastEnvGuardMinDuration: "60"},
 			want: []string{`OWN_CREDENTIAL_GUARD_MIN_DURATION="60"`, "want a positive Go duration"}},
+		{name: "zero min duration", env: map[string]string{holdfastEnvGuardMinDuration: "0"},
+			want: []string{`OWN_CREDENTIAL_GUARD_MIN_DURATION="0"`, "want a positive Go duration such as 1m, or none"}},
+		{name: "capitalised none", env: map[string]string{holdfastEnvGuardMinDuration: "None"},
+			want: []string{`OWN_CREDENTIAL_GUARD_MIN_DURATION="None"`, "or none"}},
 		{name: "off does not excuse a bad threshold", env: map[string]string{holdfastEnvGuardAction: "off", holdfastEnvGuardThreshold: "x"},
 			want: []string{`OWN_CREDENTIAL_GUARD_THRESHOLD="x"`}},
 		{name: "every value wrong: all named in one line", env: map[string]string{
@@ -292,6 +302,32 @@ func TestUnhealthyGuardFailsReadyzOnTheWorkerCredentialOnly(t *testing.T) {
 	}
 	if err := check(nil); err != nil {
 		t.Errorf("readyz still fails after the credential was accepted again: %v", err)
+	}
+}
+
+// TestGuardWithoutMinimumActsOnTheFirst401: OWN_CREDENTIAL_GUARD_THRESHOLD=1
+// with OWN_CREDENTIAL_GUARD_MIN_DURATION=none acts on the first persisting
+// 401, with no second 401 and no wait.
+func TestGuardWithoutMinimumActsOnTheFirst401(t *testing.T) {
+	env := map[string]string{holdfastEnvGuardAction: "unhealthy", holdfastEnvGuardThreshold: "1", holdfastEnvGuardMinDuration: "none"}
+	g, err := holdfastNewGuard(lookupIn(env), logr.Discard(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readyz := &recordingReadyz{}
+	if err := g.addReadyzCheck(readyz); err != nil {
+		t.Fatal(err)
+	}
+	worker := newTestWorkerAPI(t)
+	cfg := worker.config()
+	if err := g.install(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := getNamespace(cfg); err == nil {
+		t.Fatal("the worker API accepted a rejected token")
+	}
+	if err := readyz.checks["own-credential"](nil); err == nil {
+		t.Fatal("readyz passes after the first persisting 401 with threshold 1 and no minimum")
 	}
 }
 

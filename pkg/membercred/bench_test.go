@@ -1,6 +1,7 @@
 package membercred
 
 import (
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -14,10 +15,21 @@ import (
 const benchToken = "eyJhbGciOiJSUzI1NiIsImtpZCI6ImJlbmNoIn0.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6a2FybWFkYS1jbHVzdGVyOm1lbWJlcjEifQ.c2lnbmF0dXJl"
 
 // cannedTransport answers every request with the same 200, so a benchmark
-// measures only the wrappers in front of it.
+// measures only the wrappers in front of it; a request without the bearer
+// header gets an error, so a variant that skips its work fails instead of
+// looking fast.
 type cannedTransport struct{ resp *http.Response }
 
-func (c cannedTransport) RoundTrip(*http.Request) (*http.Response, error) { return c.resp, nil }
+var errNoBearer = errors.New("canned transport: request without the Authorization: Bearer header")
+
+func (c cannedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("Authorization") != benchBearer {
+		return nil, errNoBearer
+	}
+	return c.resp, nil
+}
+
+const benchBearer = "Bearer " + benchToken
 
 // periodTokenSource is what upstream Karmada's fix feeds client-go's cache:
 // a token valid for the 5-minute period.
@@ -28,46 +40,13 @@ func (periodTokenSource) Token() (*oauth2.Token, error) {
 }
 
 // BenchmarkAuthRoundTrip compares the per-request cost of putting a bearer
-// token on a request: (a) client-go's static rest.Config.BearerToken path,
-// (b) upstream Karmada's fix (client-go NewCachedTokenSource +
-// ResettableTokenSourceWrapTransport), (c) this package. Run them together:
+// token on a request (see authVariants). Run them together:
 // go test -run '^$' -bench . -benchmem -count 5 ./pkg/membercred/
+// Time is compared here only; TestAuthRoundTripAllocations asserts the
+// allocation counts, which are deterministic.
 func BenchmarkAuthRoundTrip(b *testing.B) {
-	inner := cannedTransport{resp: &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}}
-
-	static, err := rest.HTTPWrappersForConfig(&rest.Config{BearerToken: benchToken}, inner)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cached := transport.ResettableTokenSourceWrapTransport(transport.NewCachedTokenSource(periodTokenSource{}))(inner)
-	src, err := NewSecretTokenSource(SecretTokenSourceOptions{
-		Cluster: "member1", Namespace: "karmada-cluster", Name: "member1", InitialToken: benchToken,
-		Getter: func(string, string) (*corev1.Secret, error) {
-			return &corev1.Secret{Data: map[string][]byte{SecretTokenKey: []byte(benchToken)}}, nil
-		},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ours := src.WrapTransport(inner)
-
-	// The headers client-go puts on a typical request; cloning them is part
-	// of every variant's cost.
-	req, err := http.NewRequest(http.MethodGet, "https://member1.example:6443/api/v1/pods?watch=true", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	req.Header.Set("Accept", "application/json, */*")
-	req.Header.Set("User-Agent", "karmada-controller-manager/v1.18.2 (linux/amd64) kubernetes/abcdef0")
-
-	for _, bc := range []struct {
-		name string
-		rt   http.RoundTripper
-	}{
-		{"a=client-go-static-bearer", static},
-		{"b=client-go-cached-token-source", cached},
-		{"c=membercred", ours},
-	} {
+	req := benchRequest(b)
+	for _, bc := range authVariants(b) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -78,4 +57,51 @@ func BenchmarkAuthRoundTrip(b *testing.B) {
 			}
 		})
 	}
+}
+
+type authVariant struct {
+	name string
+	rt   http.RoundTripper
+}
+
+// authVariants returns (a) client-go's static rest.Config.BearerToken
+// path, (b) upstream Karmada's fix (client-go NewCachedTokenSource +
+// ResettableTokenSourceWrapTransport) and (c) this package, each in front
+// of a canned transport.
+func authVariants(tb testing.TB) []authVariant {
+	tb.Helper()
+	inner := cannedTransport{resp: &http.Response{StatusCode: http.StatusOK, Body: http.NoBody}}
+
+	static, err := rest.HTTPWrappersForConfig(&rest.Config{BearerToken: benchToken}, inner)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cached := transport.ResettableTokenSourceWrapTransport(transport.NewCachedTokenSource(periodTokenSource{}))(inner)
+	src, err := NewSecretTokenSource(SecretTokenSourceOptions{
+		Cluster: "member1", Namespace: "karmada-cluster", Name: "member1", InitialToken: benchToken,
+		Getter: func(string, string) (*corev1.Secret, error) {
+			return &corev1.Secret{Data: map[string][]byte{SecretTokenKey: []byte(benchToken)}}, nil
+		},
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []authVariant{
+		{"a=client-go-static-bearer", static},
+		{"b=client-go-cached-token-source", cached},
+		{"c=membercred", src.WrapTransport(inner)},
+	}
+}
+
+// benchRequest carries the headers client-go puts on a typical request;
+// cloning them is part of every variant's cost.
+func benchRequest(tb testing.TB) *http.Request {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodGet, "https://member1.example:6443/api/v1/pods?watch=true", nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json, */*")
+	req.Header.Set("User-Agent", "karmada-controller-manager/v1.18.2 (linux/amd64) kubernetes/abcdef0")
+	return req
 }

@@ -78,6 +78,11 @@ func NewOwnCredentialGuard(opts OwnCredentialGuardOptions) (*OwnCredentialGuard,
 		return nil, fmt.Errorf("membercred: invalid OwnCredentialGuardOptions: %w", err)
 	}
 	opts = opts.withDefaults()
+	if opts.MinDuration == NoGuardMinDuration {
+		// A run of 0 has lasted long enough at its first strike, and no
+		// jitter is drawn: maxGuardJitter(0) is 0.
+		opts.MinDuration = 0
+	}
 	var jitter time.Duration
 	if maxJitter := maxGuardJitter(opts.MinDuration); maxJitter > 0 {
 		jitter = rand.N(maxJitter)

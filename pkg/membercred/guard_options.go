@@ -3,6 +3,7 @@ package membercred
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -71,6 +72,81 @@ const (
 	DefaultGuardMinDuration = time.Minute
 )
 
+// NoGuardMinDuration, as OwnCredentialGuardOptions.MinDuration, removes the
+// minimum duration and its jitter: the guard trips as soon as Threshold
+// strikes span at most Window, so Threshold 1 acts on the first persisting
+// 401 (KAI-Scheduler's behaviour, which the defaults avoid on purpose). It
+// cannot be 0, which means DefaultGuardMinDuration so that the zero value
+// of the options is the safe default. Its value is one no flag or
+// environment variable would spell by accident; they spell it
+// GuardMinDurationNone.
+const NoGuardMinDuration time.Duration = math.MinInt64
+
+// GuardMinDurationNone is how a flag or environment variable says
+// NoGuardMinDuration. A word rather than "0": Karmada's
+// --own-credential-guard-min-duration has always read 0 as the default
+// (1m), and the worker refuses 0, so giving 0 a new meaning would change
+// what an existing setting does.
+const GuardMinDurationNone = "none"
+
+// ParseGuardMinDuration parses a flag or environment value for MinDuration:
+// GuardMinDurationNone, or a Go duration (0 and negative values are returned
+// as they are for the caller's own check: a flag may take 0 as the default,
+// and Validate names a negative one).
+func ParseGuardMinDuration(s string) (time.Duration, error) {
+	if s == GuardMinDurationNone {
+		return NoGuardMinDuration, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("own-credential guard minimum duration %q: want a Go duration such as 1m, or %q", s, GuardMinDurationNone)
+	}
+	return d, nil
+}
+
+// FormatGuardMinDuration renders MinDuration for a flag's help or a startup
+// log line: GuardMinDurationNone for NoGuardMinDuration, else the duration.
+func FormatGuardMinDuration(d time.Duration) string {
+	if d == NoGuardMinDuration {
+		return GuardMinDurationNone
+	}
+	return d.String()
+}
+
+// GuardMinDurationValue is a flag value for MinDuration that also takes
+// GuardMinDurationNone. It has the method set of pflag.Value and
+// flag.Value (this package does not import pflag), with Type "duration" so
+// that a flag keeps its help text when it moves from DurationVar to Var.
+type GuardMinDurationValue struct{ p *time.Duration }
+
+// NewGuardMinDurationValue stores def in *p and returns a flag value that
+// sets *p.
+func NewGuardMinDurationValue(p *time.Duration, def time.Duration) *GuardMinDurationValue {
+	*p = def
+	return &GuardMinDurationValue{p: p}
+}
+
+// Set parses s with ParseGuardMinDuration.
+func (v *GuardMinDurationValue) Set(s string) error {
+	d, err := ParseGuardMinDuration(s)
+	if err != nil {
+		return err
+	}
+	*v.p = d
+	return nil
+}
+
+// String renders the value with FormatGuardMinDuration.
+func (v *GuardMinDurationValue) String() string {
+	if v == nil || v.p == nil {
+		return ""
+	}
+	return FormatGuardMinDuration(*v.p)
+}
+
+// Type is pflag's name for the value's kind.
+func (v *GuardMinDurationValue) Type() string { return "duration" }
+
 // maxGuardJitter is the exclusive upper bound of the extra delay a guard
 // draws at creation: half the minimum duration spreads replicas' exits over
 // 30s with the default, far more than a pod restart takes, while never
@@ -81,8 +157,10 @@ func maxGuardJitter(minDuration time.Duration) time.Duration { return minDuratio
 // the documented defaults.
 type OwnCredentialGuardOptions struct {
 	// Threshold is how many persisting 401s in a row (no other response in
-	// between) trip the guard. 0 means DefaultGuardThreshold; 1 reproduces
-	// exit-on-first-401; negative is invalid.
+	// between) trip the guard. 0 means DefaultGuardThreshold; 1 with
+	// MinDuration NoGuardMinDuration reproduces exit-on-first-401 (with the
+	// default MinDuration, 1 trips on the first strike that comes at least
+	// MinDuration plus jitter after the run's first); negative is invalid.
 	Threshold int
 	// Window is the longest time the last Threshold persisting 401s may
 	// span. 0 means DefaultGuardWindow; negative is invalid.
@@ -90,7 +168,8 @@ type OwnCredentialGuardOptions struct {
 	// MinDuration is how long a run of persisting 401s must have lasted,
 	// from its first, before the guard trips; each guard adds a random
 	// jitter in [0, MinDuration/2) of its own. 0 means
-	// DefaultGuardMinDuration; negative is invalid.
+	// DefaultGuardMinDuration; NoGuardMinDuration means no minimum and no
+	// jitter; any other negative value is invalid.
 	MinDuration time.Duration
 	// Action is what happens when the guard trips. "" means
 	// DefaultGuardAction.
@@ -117,8 +196,8 @@ func (o OwnCredentialGuardOptions) Validate() error {
 	if o.Window < 0 {
 		errs = append(errs, fmt.Errorf("Window must be positive (0 for the default %s), got %s", DefaultGuardWindow, o.Window))
 	}
-	if o.MinDuration < 0 {
-		errs = append(errs, fmt.Errorf("MinDuration must be positive (0 for the default %s), got %s", DefaultGuardMinDuration, o.MinDuration))
+	if o.MinDuration < 0 && o.MinDuration != NoGuardMinDuration {
+		errs = append(errs, fmt.Errorf("MinDuration must be positive (0 for the default %s, NoGuardMinDuration for none), got %s", DefaultGuardMinDuration, o.MinDuration))
 	}
 	if o.Action != "" {
 		if _, err := ParseGuardAction(string(o.Action)); err != nil {

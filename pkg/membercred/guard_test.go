@@ -111,8 +111,10 @@ func TestGuardThresholds(t *testing.T) {
 			repeat(3*DefaultGuardThreshold, response{after: 2 * time.Minute, status: http.StatusUnauthorized}), 0},
 		{"401s spanning exactly the window fire",
 			repeat(DefaultGuardThreshold, response{after: DefaultGuardWindow / (DefaultGuardThreshold - 1), status: http.StatusUnauthorized}), 1},
-		{"a burst at one instant is one event",
-			repeat(20, response{status: http.StatusUnauthorized}), 0},
+		// 10ms apart: time passes, so without the 1s strike spacing the
+		// fifth 401 would trip (MinDuration is 1ns here).
+		{"a burst within a second is one event",
+			repeat(20, response{after: 10 * time.Millisecond, status: http.StatusUnauthorized}), 0},
 		{"fires again after a reset", seq(repeat(5, unauthorized), repeat(1, ok), repeat(5, unauthorized)), 2},
 	}
 	for _, tt := range tests {

@@ -29,9 +29,10 @@ const (
 	// coalesces a storm without delaying the retry that follows it.
 	MinForcedRefreshInterval = time.Second
 
-	// MaxReadWait bounds how long a request waits for a read of the Secret:
-	// a request that got 401 and waits for the forced read, or one sent
-	// before any token is known. When it passes the request goes on without
+	// MaxReadWait bounds how long a request waits for reads of the Secret,
+	// all of them together: a request that got 401 and waits for the forced
+	// read (and first for a periodic read under way), or one sent before
+	// any token is known. When it passes the request goes on without
 	// the read (a 401 is returned as it came; with no token, an error), and
 	// the read, still under way, serves later requests when it completes.
 	// Healthy getters answer from an informer cache in microseconds, or with
@@ -84,8 +85,9 @@ type SecretTokenSourceOptions struct {
 	// is that same zero value; to silence, pass a logger with a no-op sink.
 	Logger logr.Logger
 	// Clock tells the time. nil means the real clock; tests pass a fake one.
-	// Only Now is used: the source owns no timers or goroutines between
-	// requests.
+	// Now dates reads; a clock that also makes timers (clock.Clock) times a
+	// request's wait for a read, else real timers do. The source owns no
+	// timers or goroutines between requests.
 	Clock clock.PassiveClock
 }
 

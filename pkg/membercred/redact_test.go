@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,16 +14,40 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// forms returns the ways an error can quote a token: as it is, JSON-quoted
-// (a Status message echoing an object) and base64 (Secret data serialised).
+// forms returns every way an error can quote a token that redaction
+// promises to remove (see allForms), in a fixed order.
 func forms(token string) []string {
+	f := allForms(token)
+	return []string{f["raw"], f["json"], f["go"], f["std"], f["rawstd"], f["url"], f["rawurl"], f["bytes"]}
+}
+
+// keyForms returns ways an error can quote an object holding token under a
+// token key: JSON (also of base64 data, inside a quoted string and itself
+// base64-encoded), Go's %v, %+v and %#v of maps and structs, the String()
+// of a Secret, key=value.
+func keyForms(token string) []string {
+	data := map[string][]byte{"caBundle": []byte("ca"), SecretTokenKey: []byte(token)}
+	strData := map[string]string{"caBundle": "ca", SecretTokenKey: token}
 	quoted, _ := json.Marshal(token)
+	b64, _ := json.Marshal(base64.StdEncoding.EncodeToString([]byte(token)))
+	obj := `{"data":{"token":` + string(quoted) + `},"metadata":{"name":"member1"}}`
+	secret := &corev1.Secret{Data: data}
+	secret.Name = "member1"
+	type creds struct{ Name, Token string }
 	return []string{
-		token,
-		string(quoted),
-		base64.StdEncoding.EncodeToString([]byte(token)),
-		base64.RawStdEncoding.EncodeToString([]byte(token)),
-		base64.URLEncoding.EncodeToString([]byte(token)),
+		obj,
+		`{"data":{"token":` + string(b64) + `}}`,
+		strconv.Quote(obj),
+		base64.StdEncoding.EncodeToString([]byte(obj)),
+		base64.RawURLEncoding.EncodeToString([]byte(obj)),
+		fmt.Sprintf("%v", data),
+		fmt.Sprintf("%v", strData),
+		fmt.Sprintf("%#v", data),
+		fmt.Sprintf("%#v", strData),
+		fmt.Sprintf("%+v", creds{"member1", token}),
+		fmt.Sprintf("%#v", creds{"member1", token}),
+		fmt.Sprintf("%v", secret),
+		"token=" + strconv.Quote(token),
 	}
 }
 
@@ -32,13 +57,13 @@ func forms(token string) []string {
 // Secret into Health, the error or the log.
 func TestGetterErrorQuotingTheSecretIsRedacted(t *testing.T) {
 	const (
-		initial = "initial-token-0123456789"
-		current = "current-token-9876543210"
+		initial = initialToken
+		current = currentToken
 	)
 	jwt := "eyJhbGciOiJSUzI1NiIsImtpZCI6IngifQ.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6a2FybWFkYTptZW1iZXIifQ.c2lnbmF0dXJl"
+	// Every form, none under a token key (which would hide a dropped form).
 	echo := func(tok string) string {
-		b64 := base64.StdEncoding.EncodeToString([]byte(tok))
-		return fmt.Sprintf(`conversion webhook failed for {"data":{"token":%q},"raw":%q}`, b64, tok)
+		return "conversion webhook failed for member1: " + strings.Join(forms(tok), " ; ")
 	}
 	tests := []struct {
 		name   string
@@ -57,7 +82,10 @@ func TestGetterErrorQuotingTheSecretIsRedacted(t *testing.T) {
 			return func(string, string) (*corev1.Secret, error) { panic(echo(initial)) }
 		}, []string{initial}},
 		{"error quotes a ServiceAccount token never read", func(st *secretStore) SecretGetter {
-			return func(string, string) (*corev1.Secret, error) { return nil, errors.New(echo(jwt)) }
+			// Found by its shape, which the byte list does not keep.
+			return func(string, string) (*corev1.Secret, error) {
+				return nil, errors.New("conversion webhook failed for member1: " + strings.Join(forms(jwt)[:7], " ; "))
+			}
 		}, []string{jwt}},
 	}
 	for _, tt := range tests {
@@ -91,12 +119,17 @@ func TestGetterErrorQuotingTheSecretIsRedacted(t *testing.T) {
 
 // FuzzGetterErrorRedaction: whatever an error or panic value says around a
 // token the source has seen (or that is returned beside the error), the
-// token never reaches Health, the error or the log in any of its forms.
+// token never reaches Health, the error or the log in any of its forms; nor
+// does a token never seen that the text quotes under a token key.
 func FuzzGetterErrorRedaction(f *testing.F) {
 	f.Add("tok-0123456789abcdef", "before %s after", uint8(0))
 	f.Add("eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", "%s", uint8(1))
 	f.Add("abcdef.0123456789abcdef", "webhook: {\"token\":\"%s\"}", uint8(2))
 	f.Add("x", "%s%s", uint8(3))
+	f.Add(oddToken, "conversion webhook: bad object %s", uint8(3))
+	f.Add(initialToken, "cache: %s.", uint8(7))
+	f.Add("static]token}", "(%s)", uint8(23))
+	f.Add("s3cr3t,token", "%s", uint8(27))
 	f.Fuzz(func(t *testing.T, token, template string, mode uint8) {
 		token, reason := normalizeToken([]byte(token))
 		if reason != "" || len(token) < 8 { // shorter values are not tokens an API server issues
@@ -111,43 +144,63 @@ func FuzzGetterErrorRedaction(f *testing.F) {
 			}
 			return r
 		}, template)
-		form := forms(token)[int(mode)%len(forms(token))]
+		var form string
+		if mode%4 == 3 { // never seen: known only by its key
+			form = keyForms(token)[int(mode/4)%len(keyForms(token))]
+		} else {
+			form = forms(token)[int(mode/4)%len(forms(token))]
+		}
 		msg := strings.ReplaceAll(template, "%s", form)
 		if !strings.Contains(msg, form) {
 			msg += form
 		}
-		var lines []string
-		logger := funcr.New(func(prefix, args string) { lines = append(lines, prefix+args) }, funcr.Options{Verbosity: 10})
-		var getter SecretGetter
-		initial := ""
-		switch mode % 3 {
-		case 0: // the token was read before
-			initial = token
-			getter = func(string, string) (*corev1.Secret, error) { return nil, errors.New(msg) }
-		case 1: // the Secret returned with the error holds it
-			getter = func(string, string) (*corev1.Secret, error) {
-				return &corev1.Secret{Data: map[string][]byte{SecretTokenKey: []byte(token)}}, errors.New(msg)
+		run := func(msg string) []string {
+			var lines []string
+			logger := funcr.New(func(prefix, args string) { lines = append(lines, prefix+args) }, funcr.Options{Verbosity: 10})
+			var getter SecretGetter
+			initial := ""
+			switch mode % 4 {
+			case 0: // the token was read before
+				initial = token
+				getter = func(string, string) (*corev1.Secret, error) { return nil, errors.New(msg) }
+			case 1: // the Secret returned with the error holds it
+				getter = func(string, string) (*corev1.Secret, error) {
+					return &corev1.Secret{Data: map[string][]byte{SecretTokenKey: []byte(token)}}, errors.New(msg)
+				}
+			case 2: // a panic value quotes a token read before
+				initial = token
+				getter = func(string, string) (*corev1.Secret, error) { panic(msg) }
+			default: // the first read fails quoting a token never read
+				getter = func(string, string) (*corev1.Secret, error) { return nil, errors.New(msg) }
 			}
-		default: // a panic value quotes a token read before
-			initial = token
-			getter = func(string, string) (*corev1.Secret, error) { panic(msg) }
+			src, err := NewSecretTokenSource(SecretTokenSourceOptions{
+				Cluster: "fuzz", Namespace: "ns", Name: "secret", Getter: getter, InitialToken: initial, Logger: logger,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tokErr error
+			if initial == "" {
+				_, tokErr = src.Token()
+			} else {
+				_, _ = src.tokenAfterUnauthorized(context.Background(), src.current.Load())
+			}
+			h := src.Health()
+			return append(lines, h.LastError, fmtErr(h.Err()), fmtErr(tokErr))
 		}
-		src, err := NewSecretTokenSource(SecretTokenSourceOptions{
-			Cluster: "fuzz", Namespace: "ns", Name: "secret", Getter: getter, InitialToken: initial, Logger: logger,
-		})
-		if err != nil {
-			t.Fatal(err)
+		if mode%4 == 3 {
+			// A token never seen is found by its key only: skip input whose
+			// text around the object spells the token by itself.
+			for _, text := range run(strings.ReplaceAll(template, "%s", "")) {
+				for _, f := range forms(token) {
+					if strings.Contains(text, f) {
+						return
+					}
+				}
+			}
 		}
-		var tokErr error
-		if initial == "" {
-			_, tokErr = src.Token()
-		} else {
-			_, _ = src.tokenAfterUnauthorized(context.Background(), src.current.Load())
-		}
-		h := src.Health()
-		texts := append(lines, h.LastError, fmtErr(h.Err()), fmtErr(tokErr))
-		for _, f := range forms(token) {
-			for _, text := range texts {
+		for _, text := range run(msg) {
+			for _, f := range forms(token) {
 				if strings.Contains(text, f) {
 					t.Fatalf("token form %q leaked into %q", f, text)
 				}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -104,8 +105,10 @@ const redacted = "[redacted]"
 // redact scrubs text that came from outside this package (a getter's error
 // or panic value, which it does not control) of every token in tokens, in
 // each form an error is likely to quote it (as is, JSON/Go-quoted, base64 as
-// Secret data is serialised, the byte list %v prints for []byte), and of
-// anything shaped like a Kubernetes credential.
+// Secret data is serialised, the byte list %v prints for []byte), of
+// whatever stands under a token key (a token this source never read, such
+// as the first read's or a rotated one, is known by its place rather than
+// its value), and of anything shaped like a Kubernetes credential.
 func redact(text string, tokens []string) string {
 	for _, tok := range tokens {
 		if tok == "" {
@@ -115,7 +118,169 @@ func redact(text string, tokens []string) string {
 			text = strings.ReplaceAll(text, form, redacted)
 		}
 	}
+	text = redactEncodedTokenKeys(text)
+	text = redactTokenKeys(text)
 	return credentialShapes.ReplaceAllString(text, redacted)
+}
+
+// tokenKey finds a key ending in "token" (any case: a Secret's "token",
+// a struct's Token or BearerToken, "access_token") with what separates it
+// from its value, in the forms error text quotes a map or object in:
+//
+//	"token":"v"  "token": "v"  \\"token\\":\\"v\\"  (JSON, Go %#v maps, JSON inside a quoted string)
+//	token:v  Token:"v"  token:[1 2]  (Go %v maps, %+v and %#v structs)
+//	token: [1 2]  (the String() of API objects, e.g. a Secret's Data)
+//	token=v  token="v"  (key=value logs, URL queries)
+//
+// Group 1 is the separator; it starts with a quote or backslash when the
+// key itself was quoted. A bare key must be followed at once by its value:
+// "token: expired" is prose, "token:expired" is a map entry.
+var tokenKey = regexp.MustCompile(`(?i)token(\\*"\s*:\s*|:|=)`)
+
+// redactTokenKeys replaces the value after every token key with redacted,
+// keeping the key and any quotes around the value, so that the error still
+// says what held the secret and reads as before.
+func redactTokenKeys(text string) string {
+	var b strings.Builder
+	rest := text
+	for {
+		m := tokenKey.FindStringSubmatchIndex(rest)
+		if m == nil {
+			break
+		}
+		quotedKey := rest[m[2]] == '"' || rest[m[2]] == '\\'
+		end := m[1]
+		if !quotedKey {
+			// The String() of API objects prints map entries as
+			// "token: [1 2 3]": after a space only a list or a quoted
+			// string is a value, a word is prose.
+			if v := strings.TrimLeft(rest[end:], " "); len(v) < len(rest[end:]) && v != "" && strings.ContainsRune(`["\`, rune(v[0])) {
+				end = len(rest) - len(v)
+			}
+		}
+		b.WriteString(rest[:end])
+		rest = rest[end:]
+		open, n, closing := valueAt(rest, quotedKey)
+		if n == 0 { // "token: " in prose, or an empty value
+			continue
+		}
+		b.WriteString(rest[:open])
+		b.WriteString(redacted)
+		b.WriteString(rest[n-closing : n])
+		rest = rest[n:]
+	}
+	if b.Len() == 0 {
+		return text
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// valueAt measures the value at the start of s: n bytes in all, of which
+// the first open and the last closing are its quotes (kept when it is
+// redacted). A value is a quoted string at any level of escaping, a Go byte
+// slice ([]uint8{...}), a %v byte list ([...]), or bare: after a quoted key
+// a JSON literal (up to , } ] or a space), after a bare key everything up
+// to the next space less the brackets that close the map or struct around
+// it (a token never holds whitespace, so none of it is left out).
+func valueAt(s string, quotedKey bool) (open, n, closing int) {
+	slashes := 0
+	for slashes < len(s) && s[slashes] == '\\' {
+		slashes++
+	}
+	if slashes < len(s) && s[slashes] == '"' {
+		n, terminated := quotedLen(s, slashes)
+		if !terminated {
+			return slashes + 1, n, 0
+		}
+		return slashes + 1, n, slashes + 1
+	}
+	for _, brackets := range []struct{ open, close string }{{"[]uint8{", "}"}, {"[]byte{", "}"}, {"[", "]"}} {
+		if strings.HasPrefix(s, brackets.open) {
+			if i := strings.Index(s[len(brackets.open):], brackets.close); i >= 0 {
+				return 0, len(brackets.open) + i + len(brackets.close), 0
+			}
+			return 0, len(s), 0
+		}
+	}
+	end := strings.IndexFunc(s, unicode.IsSpace)
+	if end < 0 {
+		end = len(s)
+	}
+	if quotedKey {
+		if i := strings.IndexAny(s[:end], ",}]"); i >= 0 {
+			end = i
+		}
+		return 0, end, 0
+	}
+	return 0, len(strings.TrimRight(s[:end], "]})")), 0
+}
+
+// quotedLen is the length of the quoted string at the start of s, whose
+// opening quote follows level backslashes. At level 0 a backslash escapes
+// the next byte. Inside a string quoted once more (level n > 0: JSON inside
+// a Go or JSON string), the closing quote is the one preceded by exactly n
+// backslashes; a quote inside the value carries more. An unterminated
+// string runs to the end: better too much redacted than a token cut short.
+func quotedLen(s string, level int) (n int, terminated bool) {
+	i := level + 1
+	for i < len(s) {
+		switch {
+		case level == 0 && s[i] == '\\':
+			i += 2
+		case level == 0 && s[i] == '"':
+			return i + 1, true
+		case level > 0 && s[i] == '\\':
+			run := 0
+			for i+run < len(s) && s[i+run] == '\\' {
+				run++
+			}
+			if run == level && i+run < len(s) && s[i+run] == '"' {
+				return i + run + 1, true
+			}
+			i += run + 1
+		default:
+			i++
+		}
+	}
+	return len(s), false
+}
+
+// base64Run finds text that may be base64 (standard or URL alphabet,
+// padded or not) long enough to hold a token key.
+var base64Run = regexp.MustCompile(`[A-Za-z0-9+/_-]{12,}={0,2}`)
+
+// redactEncodedTokenKeys replaces every base64 run that decodes to text with
+// a token key (an object quoted base64-encoded, as in a Secret's data or an
+// admission request) as a whole: its value cannot be cut out in place.
+func redactEncodedTokenKeys(text string) string {
+	return base64Run.ReplaceAllStringFunc(text, func(run string) string {
+		if encodesTokenKey(run) {
+			return redacted
+		}
+		return run
+	})
+}
+
+// encodesTokenKey reports whether run, or run less up to three leading
+// characters (the text around an encoding may run into it), decodes to text
+// with a token key, in either alphabet. Decoding without padding, after
+// dropping a last character that cannot end an encoding, also covers an
+// encoding followed by stray characters.
+func encodesTokenKey(run string) bool {
+	body := strings.TrimRight(run, "=")
+	for skip := 0; skip < 4 && skip < len(body); skip++ {
+		b := body[skip:]
+		if len(b)%4 == 1 {
+			b = b[:len(b)-1]
+		}
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			if decoded, err := enc.DecodeString(b); err == nil && tokenKey.MatchString(string(decoded)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // tokenForms lists the encodings of tok that redact removes. The raw form is

@@ -159,17 +159,24 @@ func NewSecretTokenSource(opts SecretTokenSourceOptions) (*SecretTokenSource, er
 	return s, nil
 }
 
-// Token implements oauth2.TokenSource. The returned token has no Expiry on
-// purpose: this source does its own caching, and a wrapping cache (oauth2's
-// ReuseTokenSource, client-go's NewCachedTokenSource) would only add a
-// second, lock-holding layer. oauth2 gives it no context: with no token
-// cached it waits for a read at most MaxReadWait.
+// Token implements oauth2.TokenSource. The returned token expires when the
+// Secret is next due to be read (the token itself may well stay valid
+// longer; this is when this source wants to be asked again), so a wrapping
+// cache such as oauth2's ReuseTokenSource or client-go's
+// NewCachedTokenSource asks again by then and picks up a rotation: with a
+// zero Expiry oauth2 would keep the first token forever. Both caches treat a
+// token as expired 10s early (oauth2's expiryDelta, client-go's leeway), so
+// in the last 10s of a period they ask on every call; that costs an atomic
+// load, never a read, until the period is up. Past it the token still
+// served while the background read runs carries an Expiry in the past, so
+// the cache keeps asking until the read lands. oauth2 gives Token no
+// context: with no token cached it waits for a read at most MaxReadWait.
 func (s *SecretTokenSource) Token() (*oauth2.Token, error) {
 	tok, err := s.token(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	return &oauth2.Token{AccessToken: tok.token, TokenType: "Bearer"}, nil
+	return &oauth2.Token{AccessToken: tok.token, TokenType: "Bearer", Expiry: tok.refreshAt}, nil
 }
 
 // token returns the token to send. It blocks only when none is cached.
@@ -186,7 +193,9 @@ func (s *SecretTokenSource) token(ctx context.Context) (*cachedToken, error) {
 
 func (s *SecretTokenSource) awaitFirstToken(ctx context.Context) (*cachedToken, error) {
 	read := s.startRead(readNoToken)
-	if err := s.wait(ctx, read); err != nil {
+	var dl readDeadline
+	defer dl.stop()
+	if err := s.wait(ctx, read, &dl); err != nil {
 		return nil, fmt.Errorf("member cluster %q: waiting for the token from Secret %s: %w", s.cluster, s.secretRef, err)
 	}
 	if tok := s.current.Load(); tok != nil {
@@ -198,28 +207,57 @@ func (s *SecretTokenSource) awaitFirstToken(ctx context.Context) (*cachedToken, 
 	return nil, s.noTokenError("was not read")
 }
 
-// wait waits for read to complete, at most s.readWait and never past ctx.
-// The timer is only made when the read is still under way: this runs after
-// a 401 or before the first token, never on the common path.
-func (s *SecretTokenSource) wait(ctx context.Context, read *secretRead) error {
+// readDeadline is the one bound on how long a request waits for Secret
+// reads, however many it waits for: its timer starts with the first wait
+// that blocks and is shared by every later one. The zero value is ready to
+// use; stop releases the timer.
+type readDeadline struct {
+	expired <-chan time.Time
+	release func() bool
+}
+
+func (d *readDeadline) stop() {
+	if d.release != nil {
+		d.release()
+	}
+}
+
+// wait waits for read to complete, never past the request's deadline d
+// (s.readWait from its first blocking wait) and never past ctx. The timer
+// is only made when a read is still under way: this runs after a 401 or
+// before the first token, never on the common path.
+func (s *SecretTokenSource) wait(ctx context.Context, read *secretRead, d *readDeadline) error {
 	select {
 	case <-read.done:
 		return nil
 	default:
 	}
-	timer := time.NewTimer(s.readWait)
-	defer timer.Stop()
+	if d.expired == nil {
+		d.expired, d.release = s.newTimer(s.readWait)
+	}
 	select {
 	case <-read.done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-timer.C:
+	case <-d.expired:
 		if read.slowReported.CompareAndSwap(false, true) {
 			s.log.Error(nil, "Reading the member cluster Secret did not finish in time; requests waiting for it go on without it", "wait", s.readWait)
 		}
-		return fmt.Errorf("the read of Secret %s did not finish within %s", s.secretRef, s.readWait)
+		return fmt.Errorf("no read of Secret %s completed within %s", s.secretRef, s.readWait)
 	}
+}
+
+// newTimer times a wait with the source's clock when that clock makes
+// timers (the real one does; so does a fake clock.Clock in tests), else
+// with the real time.
+func (s *SecretTokenSource) newTimer(d time.Duration) (<-chan time.Time, func() bool) {
+	if c, ok := s.clock.(clock.Clock); ok {
+		t := c.NewTimer(d)
+		return t.C(), t.Stop
+	}
+	t := time.NewTimer(d)
+	return t.C, t.Stop
 }
 
 // tokenAfterUnauthorized returns the token to replay a request with after
@@ -227,15 +265,19 @@ func (s *SecretTokenSource) wait(ctx context.Context, read *secretRead) error {
 // outcome of a read of the Secret that started after sent was rejected
 // (coalesced with every other request rejected with sent). It returns sent
 // itself when the Secret still holds it, and an error when no such read
-// completed: the read failed (its error), the caller gave up, or the read
-// did not finish within s.readWait. An error says nothing about the token.
+// completed: the read failed (its error), the caller gave up, or
+// s.readWait passed. That bound covers every read the request waits for,
+// together: MaxReadWait is the most a 401 is held up. An error says
+// nothing about the token.
 func (s *SecretTokenSource) tokenAfterUnauthorized(ctx context.Context, sent *cachedToken) (*cachedToken, error) {
+	var dl readDeadline
+	defer dl.stop()
 	// A read under way that a 401 did not start (a periodic one) is waited
 	// out and then followed by a read of our own; twice is enough for any
 	// interleaving but a pathological one, which gets errNoVerdict.
 	for range 3 {
 		read, answers := s.startUnauthorizedRead(sent)
-		if err := s.wait(ctx, read); err != nil {
+		if err := s.wait(ctx, read, &dl); err != nil {
 			return nil, err
 		}
 		if !answers {

@@ -64,7 +64,7 @@ func holdfastInstallOwnCredentialGuard(cfg *rest.Config, opts options.OwnCredent
 	if err := guard.InstallOnOwnConfig(cfg); err != nil {
 		return nil, err
 	}
-	klog.InfoS("Own-credential guard installed on the karmada-apiserver client", "action", opts.Action, "threshold", opts.Threshold, "window", opts.Window, "minDuration", opts.MinDuration)
+	klog.InfoS("Own-credential guard installed on the karmada-apiserver client", "action", opts.Action, "threshold", opts.Threshold, "window", opts.Window, "minDuration", membercred.FormatGuardMinDuration(opts.MinDuration))
 	return guard, nil
 }
 

@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
 	"github.com/karmada-io/karmada/cmd/controller-manager/app/options"
+	"github.com/karmada-io/karmada/third_party/holdfast/membercred"
 )
 
 type readyzRecorder map[string]healthz.Checker
@@ -78,6 +79,8 @@ func TestHoldfastOwnCredentialGuardInstall(t *testing.T) {
 		// trips, a second one after MinDuration (and the guard's 1s strike
 		// spacing) does.
 		{name: "unhealthy trips readyz once the rejection lasted MinDuration", opts: options.OwnCredentialGuardOptions{Action: "unhealthy", Threshold: 1, Window: time.Minute, MinDuration: 100 * time.Millisecond}, installed: true, readyz: true, readyAfter1: true},
+		// --own-credential-guard-threshold=1 --own-credential-guard-min-duration=none
+		{name: "threshold 1 without a minimum trips on the first 401", opts: options.OwnCredentialGuardOptions{Action: "unhealthy", Threshold: 1, Window: time.Minute, MinDuration: membercred.NoGuardMinDuration}, installed: true, readyz: true},
 		{name: "unhealthy below threshold stays ready", opts: options.OwnCredentialGuardOptions{Action: "unhealthy", Threshold: 3, Window: time.Minute, MinDuration: 100 * time.Millisecond}, installed: true, readyz: true, readyAfter1: true, readyAfter2: true},
 		// exit is not driven to its end here: it would end the test binary.
 		{name: "exit installs without a readyz check", opts: options.OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: time.Minute}, installed: true},

@@ -27,6 +27,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/karmada-io/karmada/third_party/holdfast/membercred"
 )
 
 // The own-credential guard's actions as flag values. "exit" and
@@ -52,7 +54,8 @@ type OwnCredentialGuardOptions struct {
 	// means 5m.
 	Window time.Duration
 	// MinDuration is how long the 401s must have persisted before the
-	// guard trips, plus a per-process jitter of up to half of it; 0 means 1m.
+	// guard trips, plus a per-process jitter of up to half of it; 0 means 1m,
+	// membercred.NoGuardMinDuration (the flag value "none") no minimum.
 	MinDuration time.Duration
 }
 
@@ -70,9 +73,10 @@ func (o *OwnCredentialGuardOptions) AddFlags(flags *pflag.FlagSet) {
 		"How many 401 responses in a row to this process's own credential, each persisting after the credential was re-read, trip the own-credential guard.")
 	flags.DurationVar(&o.Window, "own-credential-guard-window", 5*time.Minute,
 		"The longest time the last --own-credential-guard-threshold 401 responses may span for the own-credential guard to trip.")
-	flags.DurationVar(&o.MinDuration, "own-credential-guard-min-duration", time.Minute,
+	flags.Var(membercred.NewGuardMinDurationValue(&o.MinDuration, time.Minute), "own-credential-guard-min-duration",
 		"How long the own credential must have been rejected, from the first persisting 401, before the own-credential guard trips; "+
-			"each process adds a random delay of up to half of it, so replicas do not exit together.")
+			"each process adds a random delay of up to half of it, so replicas do not exit together. "+
+			"'"+membercred.GuardMinDurationNone+"' removes the minimum and the delay: with --own-credential-guard-threshold=1 the guard acts on the first persisting 401.")
 }
 
 // Validate checks the guard's flags; each message names its flag.
@@ -91,8 +95,8 @@ func (o *OwnCredentialGuardOptions) Validate() field.ErrorList {
 	if o.Window < 0 {
 		errs = append(errs, field.Invalid(newPath.Child("Window"), o.Window.String(), "--own-credential-guard-window must be greater than 0 (0 for the default, 5m)"))
 	}
-	if o.MinDuration < 0 {
-		errs = append(errs, field.Invalid(newPath.Child("MinDuration"), o.MinDuration.String(), "--own-credential-guard-min-duration must be greater than 0 (0 for the default, 1m)"))
+	if o.MinDuration < 0 && o.MinDuration != membercred.NoGuardMinDuration {
+		errs = append(errs, field.Invalid(newPath.Child("MinDuration"), o.MinDuration.String(), "--own-credential-guard-min-duration must be greater than 0 (0 for the default, 1m; "+membercred.GuardMinDurationNone+" for no minimum)"))
 	}
 	return errs
 }

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/karmada-io/karmada/third_party/holdfast/membercred"
 )
 
 func TestHoldfastOwnCredentialGuardFlags(t *testing.T) {
@@ -62,6 +64,16 @@ func TestHoldfastOwnCredentialGuardFlags(t *testing.T) {
 			name: "min duration",
 			args: []string{"--own-credential-guard-min-duration=2s"},
 			want: OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: 5 * time.Minute, MinDuration: 2 * time.Second},
+		},
+		{
+			name: "no min duration",
+			args: []string{"--own-credential-guard-threshold=1", "--own-credential-guard-min-duration=none"},
+			want: OwnCredentialGuardOptions{Action: "exit", Threshold: 1, Window: 5 * time.Minute, MinDuration: membercred.NoGuardMinDuration},
+		},
+		{
+			name: "zero min duration is the default, as before",
+			args: []string{"--own-credential-guard-min-duration=0"},
+			want: OwnCredentialGuardOptions{Action: "exit", Threshold: 5, Window: 5 * time.Minute, MinDuration: 0},
 		},
 		{
 			name:    "negative min duration",
