@@ -127,3 +127,31 @@ func TestRegistryRejoinAfterForget(t *testing.T) {
 		t.Errorf("unauthorized_persisted_total{member1} = %d after a persisted 401 of the re-joined source, want 1", got)
 	}
 }
+
+// TestRegistryForgetSilencesReplacedSources: a source replaced by a new
+// Secret reference is no longer in the registry, but clients built from it
+// still record under the cluster; Forget must silence it too.
+func TestRegistryForgetSilencesReplacedSources(t *testing.T) {
+	m, reg := newTestMetrics(t)
+	r := NewRegistry(m)
+	st := storeWithToken("t")
+	replaced, err := r.Source(registryOpts(st, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := registryOpts(st, "t")
+	opts.Name = "member1-moved"
+	if _, err := r.Source(opts); err != nil {
+		t.Fatal(err)
+	}
+	srv := newAPIServer(t)
+	c := client(srv, replaced)
+
+	r.Forget("member1")
+	if code, _ := get(t, c, srv.URL); code != http.StatusUnauthorized {
+		t.Fatalf("GET through the replaced source's client = %d, want 401", code)
+	}
+	if n := clusterSeries(t, reg, "member1"); n != 0 {
+		t.Errorf("%d series of member1 after a request through a replaced source's client, want 0", n)
+	}
+}
