@@ -3,6 +3,7 @@ package membercred
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -33,6 +34,23 @@ type Metrics struct {
 	ownUnauthorizedRecovered prometheus.Counter
 	ownPersisting            prometheus.Gauge
 	ownGuardTripped          prometheus.Counter
+
+	// life is set on a handle made by forCluster and nil on the *Metrics
+	// NewMetrics returns.
+	life *clusterLife
+}
+
+// clusterLife is the lifetime of one member cluster as a Registry sees it,
+// from the first source it builds for the cluster to Forget. A source
+// outlives Forget in every client built from it and in any read under way,
+// so deleting the series once is not enough: the handle is tombstoned, and
+// member records through it are dropped from then on.
+type clusterLife struct {
+	// mu is held shared by every record through the handle and exclusively
+	// by forget, so no record can land between the tombstone and the
+	// deletion of the series.
+	mu        sync.RWMutex
+	forgotten bool
 }
 
 // NewMetrics creates the collectors and registers them on reg. Registering
@@ -146,7 +164,10 @@ func sameKind(a, b prometheus.Collector) bool {
 }
 
 // Forget deletes every series of a removed member cluster, so a deleted
-// cluster does not linger in dashboards or keep alerts firing.
+// cluster does not linger in dashboards or keep alerts firing. A source that
+// still records afterwards brings its series back: a Registry's Forget also
+// stops its sources of the cluster from recording; use that where sources
+// may outlive the cluster.
 func (m *Metrics) Forget(cluster string) {
 	if m == nil {
 		return
@@ -160,48 +181,79 @@ func (m *Metrics) Forget(cluster string) {
 	m.unauthorizedPersisted.DeletePartialMatch(match)
 }
 
-func (m *Metrics) refreshed(cluster string, at time.Time) {
+// forCluster returns a handle on m's collectors for the sources of one
+// member cluster; forget ends it. nil stays nil.
+func (m *Metrics) forCluster() *Metrics {
+	if m == nil {
+		return nil
+	}
+	h := *m
+	h.life = &clusterLife{}
+	return &h
+}
+
+// forget tombstones a handle made by forCluster and deletes the cluster's
+// series, in that order under the handle's lock: a record through the handle
+// either lands before the deletion (and is deleted) or is dropped.
+func (m *Metrics) forget(cluster string) {
 	if m == nil {
 		return
 	}
-	m.refreshes.WithLabelValues(cluster).Inc()
-	m.confirmed(cluster, at)
+	if m.life == nil {
+		m.Forget(cluster)
+		return
+	}
+	m.life.mu.Lock()
+	defer m.life.mu.Unlock()
+	m.life.forgotten = true
+	m.Forget(cluster)
+}
+
+// member runs record unless m is nil or forgotten.
+func (m *Metrics) member(record func()) {
+	if m == nil {
+		return
+	}
+	if m.life != nil {
+		m.life.mu.RLock()
+		defer m.life.mu.RUnlock()
+		if m.life.forgotten {
+			return
+		}
+	}
+	record()
+}
+
+func (m *Metrics) refreshed(cluster string, at time.Time) {
+	m.member(func() {
+		m.refreshes.WithLabelValues(cluster).Inc()
+		m.setLastRefresh(cluster, at)
+	})
 }
 
 // confirmed records when the token in use was last known to match the Secret.
 func (m *Metrics) confirmed(cluster string, at time.Time) {
-	if m == nil {
-		return
-	}
+	m.member(func() { m.setLastRefresh(cluster, at) })
+}
+
+func (m *Metrics) setLastRefresh(cluster string, at time.Time) {
 	m.lastRefresh.WithLabelValues(cluster).Set(float64(at.UnixNano()) / 1e9)
 }
 
 func (m *Metrics) refreshFailed(cluster, reason string) {
-	if m == nil {
-		return
-	}
-	m.refreshFailures.WithLabelValues(cluster, reason).Inc()
+	m.member(func() { m.refreshFailures.WithLabelValues(cluster, reason).Inc() })
 }
 
 func (m *Metrics) memberUnauthorized(cluster string) {
-	if m == nil {
-		return
-	}
-	m.unauthorized.WithLabelValues(cluster).Inc()
+	m.member(func() { m.unauthorized.WithLabelValues(cluster).Inc() })
 }
 
 func (m *Metrics) memberRecovered(cluster string) {
-	if m == nil {
-		return
-	}
-	m.unauthorizedRecovered.WithLabelValues(cluster).Inc()
+	m.member(func() { m.unauthorizedRecovered.WithLabelValues(cluster).Inc() })
 }
 
 func (m *Metrics) memberPersisted(cluster string) {
-	if m == nil {
-		return
-	}
-	m.unauthorizedPersisted.WithLabelValues(cluster).Inc()
+	m.member(func() { m.unauthorizedPersisted.WithLabelValues(cluster).Inc() })
 }
 
 func (m *Metrics) ownSawUnauthorized() {

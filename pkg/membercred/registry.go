@@ -17,25 +17,36 @@ import (
 // line per rotation.
 //
 // Lifetime: a source lives until Forget is called for its cluster (the glue
-// does that where Karmada tears down a deleted cluster's informers), or
-// until the cluster's Secret reference changes, which replaces it. Clients
-// built from a replaced or forgotten source keep it and keep working; only
-// new clients get the new one.
+// does that where Karmada handles a deleted cluster), or until the cluster's
+// Secret reference changes, which replaces it. Clients built from a replaced
+// or forgotten source keep it and keep working; only new clients get the new
+// one. A forgotten source records no metrics any more: its clients and reads
+// outlive Forget (informers stop after it, reads finish), and a record would
+// bring back a deleted cluster's series for good. A cluster that joins again
+// under the same name gets a new source and new series.
 type Registry struct {
 	metrics *Metrics
 
 	mu      sync.Mutex
 	sources map[string]*SecretTokenSource
+	// metricsOf holds the handle every source of a cluster records through,
+	// replaced ones included, until Forget tombstones it.
+	metricsOf map[string]*Metrics
 }
 
 // NewRegistry returns an empty registry whose sources record into metrics
 // (nil records nothing).
 func NewRegistry(metrics *Metrics) *Registry {
-	return &Registry{metrics: metrics, sources: map[string]*SecretTokenSource{}}
+	return &Registry{
+		metrics:   metrics,
+		sources:   map[string]*SecretTokenSource{},
+		metricsOf: map[string]*Metrics{},
+	}
 }
 
 // Source returns the source of opts.Cluster, creating it from opts the first
-// time (opts.Metrics is the registry's). For an existing source:
+// time (opts.Metrics is the registry's, through a handle Forget ends). For an
+// existing source:
 //   - opts.Getter replaces its getter, so the source reads through the
 //     newest caller's getter rather than one whose informer may have been
 //     stopped since;
@@ -54,21 +65,35 @@ func (r *Registry) Source(opts SecretTokenSourceOptions) (*SecretTokenSource, er
 		s.adopt(opts.Getter, opts.InitialToken)
 		return s, nil
 	}
+	handle, ok := r.metricsOf[opts.Cluster]
+	if !ok {
+		handle = r.metrics.forCluster()
+	}
+	opts.Metrics = handle
 	s, err := NewSecretTokenSource(opts)
 	if err != nil {
 		return nil, err
 	}
 	r.sources[opts.Cluster] = s
+	r.metricsOf[opts.Cluster] = handle
 	return s, nil
 }
 
-// Forget drops the cluster's source and deletes its metric series, so a
-// deleted cluster neither lingers in dashboards nor keeps a staleness alert
-// firing. Forgetting an unknown cluster does nothing.
+// Forget drops the cluster's source, stops every source the registry built
+// for it from recording, and deletes its metric series, so a deleted cluster
+// neither lingers in dashboards nor keeps a staleness alert firing. It holds
+// the registry's lock throughout so that a re-join's first series cannot be
+// deleted by a Forget that began before it. Forgetting an unknown cluster
+// deletes whatever series it has.
 func (r *Registry) Forget(cluster string) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	delete(r.sources, cluster)
-	r.mu.Unlock()
+	if handle, ok := r.metricsOf[cluster]; ok {
+		delete(r.metricsOf, cluster)
+		handle.forget(cluster)
+		return
+	}
 	r.metrics.Forget(cluster)
 }
 

@@ -61,9 +61,10 @@ func holdfastWrapMemberCredential(clusterConfig *rest.Config, cluster *clusterv1
 }
 
 // HoldfastForgetMemberCredential drops a deleted cluster's token source and
-// its metric series. It is called where each binary tears down a deleted
-// cluster's informers (cluster status controller, karmada-search,
-// karmada-metrics-adapter), one line each in patch 0001.
+// its metric series. Patch 0001 calls it only where a binary learns of a
+// deletion (cluster status controller, karmada-search, karmada-metrics-adapter),
+// not where informers stop: a NotReady cluster's informers stop too, and its
+// series, the persisted-401 counter above all, must stay.
 func HoldfastForgetMemberCredential(clusterName string) {
 	holdfastMemberCredentials().Forget(clusterName)
 }
