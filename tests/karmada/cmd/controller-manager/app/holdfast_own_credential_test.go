@@ -51,9 +51,9 @@ const childEnv = "HOLDFAST_CONTROLLER_MANAGER_KUBECONFIG"
 const exitBound = 90 * time.Second
 
 // TestHoldfastControllerManagerExitsOnRejectedOwnCredential runs the
-// controller-manager's own command against a karmada-apiserver that answers
-// 401 to every request, as it does once the controller-manager's
-// ServiceAccount has been deleted: the process must exit 1 saying its own
+// controller-manager's own command against a karmada-apiserver that, once
+// startup's discovery is done, answers 401 to every request, as it does once
+// the controller-manager's ServiceAccount has been deleted: the process must exit 1 saying its own
 // credential is rejected, so the kubelet restarts it with a fresh token.
 // A controller-manager without the guard retries forever, never Ready and
 // never restarted. The command runs in a child process (this test binary,
@@ -63,10 +63,19 @@ func TestHoldfastControllerManagerExitsOnRejectedOwnCredential(t *testing.T) {
 		runControllerManager(kubeconfig)
 		return
 	}
+	// Startup's discovery is answered, as for a controller-manager that
+	// started with a valid token; from the first other request on, every
+	// request is rejected, as once its ServiceAccount is deleted.
 	var rejected atomic.Int64
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		rejected.Add(1)
+	var revoked atomic.Bool
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if doc, ok := holdfastDiscovery[r.URL.Path]; ok && !revoked.Load() {
+			_, _ = w.Write([]byte(doc))
+			return
+		}
+		revoked.Store(true)
+		rejected.Add(1)
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Unauthorized","code":401}`))
 	}))
@@ -130,6 +139,14 @@ func runControllerManager(kubeconfig string) {
 }
 
 const testToken = "holdfast-revoked-token"
+
+// holdfastDiscovery is what the controller-manager reads before it builds its
+// manager: the core group, and no other.
+var holdfastDiscovery = map[string]string{
+	"/api":    `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1"}]}`,
+	"/apis":   `{"kind":"APIGroupList","apiVersion":"v1","groups":[]}`,
+	"/api/v1": `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"services","singularName":"service","namespaced":true,"kind":"Service","verbs":["get","list","watch"]}]}`,
+}
 
 func writeKubeconfig(t *testing.T, srv *httptest.Server) string {
 	t.Helper()
