@@ -338,7 +338,9 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 			})
 		}, "no carried fix has a regression test"},
 		{"a fix without a regression test", func(t *testing.T, o *Options) {
-			rewriteReport(t, o, func(r *treetest.Result) { r.Fixes = append(r.Fixes, treetest.FixResult{Fix: "guard", Patches: []string{"0002-guard.patch"}}) })
+			rewriteReport(t, o, func(r *treetest.Result) {
+				r.Fixes = append(r.Fixes, treetest.FixResult{Fix: "guard", Patches: []string{"0002-guard.patch"}})
+			})
 		}, "fix guard has no regression test"},
 		{"upstream-test report of a dirty checkout", func(t *testing.T, o *Options) {
 			rewriteReport(t, o, func(r *treetest.Result) { r.HoldfastTreeState = "dirty" })
