@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/rebase"
@@ -38,7 +39,7 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	}
 	c := e.config("")
 	c.Log = nil // the report says what matters
-	check := treetest.PristineCheck(treetest.Runner{}, filepath.Join(e.root, pipeline.TestsDir(up)))
+	check := treetest.PristineCheck(treetest.Runner{}, filepath.Join(e.root, pipeline.TestsDir(up)), featureTests(c, up))
 	r, err := rebase.Run(ctx, c, rebase.Options{Upstream: up, Version: *version, Series: *series, PristineCheck: check})
 	if err != nil {
 		return err
@@ -77,4 +78,17 @@ func updatePins(e *env, up *pins.Upstream, pin pins.Pin) error {
 		fmt.Fprintf(e.stdout, "pins: %s %s added (not the default)\n", up.Name, pin.Version)
 	}
 	return nil
+}
+
+// featureTests are the tests any pinned series of up names as
+// Holdfast-Feature-Test: the drop detector leaves them out. A series that
+// does not load names none here; the rebase reports why it does not load.
+func featureTests(c pipeline.Config, up *pins.Upstream) []string {
+	var all [][]*patchset.Patch
+	for _, pin := range up.Pins {
+		if in, err := c.LoadInputs(up, pin.Series); err == nil {
+			all = append(all, in.Series)
+		}
+	}
+	return treetest.FeatureTests(all...)
 }

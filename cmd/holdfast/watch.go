@@ -36,7 +36,7 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 	c := e.config("")
 	c.Log = nil // the rebase reports say what matters
 	check := func(up *pins.Upstream) rebase.PristineCheck {
-		return treetest.PristineCheck(treetest.Runner{}, filepath.Join(e.root, pipeline.TestsDir(up)))
+		return treetest.PristineCheck(treetest.Runner{}, filepath.Join(e.root, pipeline.TestsDir(up)), featureTests(c, up))
 	}
 	r, runErr := upstreamwatch.Run(ctx, c, f, upstreamwatch.Options{Only: *only, PreReleases: *pre, PristineCheck: check, Log: e.stderr})
 	if r == nil {

@@ -33,6 +33,20 @@ type Header struct {
 	// HoldfastFix is the holdfast fix this patch belongs to, the id that
 	// ties the patches of all series for one fix together.
 	HoldfastFix string
+	// HoldfastRegressionTest names the regression tests in
+	// tests/<upstream>/ that show the bug this patch fixes: each must fail
+	// on the pristine tree and pass on the patched one (RegressionTests
+	// reads it). A patch with no test of its own (a chart, a manifest, a
+	// refactor another patch of the fix builds on) says instead which fix
+	// it supports: "supports <fix-id>...". Optional here; the upstream-test
+	// gate (internal/treetest) refuses a fix none of whose patches names a
+	// test.
+	HoldfastRegressionTest string
+	// HoldfastFeatureTest names tests in tests/<upstream>/ that no
+	// pristine release can pass (they check holdfast-only behaviour, such
+	// as holdfast's metrics): they run on the patched tree only and are
+	// no evidence that upstream fixed anything (optional).
+	HoldfastFeatureTest string
 	// Author is optional.
 	Author string
 }
@@ -57,6 +71,8 @@ var headerFields = []headerField{
 	{"Upstream-Backport", false, func(h *Header) *string { return &h.UpstreamBackport }},
 	{"Drop-When", true, func(h *Header) *string { return &h.DropWhen }},
 	{"Holdfast-Fix", true, func(h *Header) *string { return &h.HoldfastFix }},
+	{"Holdfast-Regression-Test", false, func(h *Header) *string { return &h.HoldfastRegressionTest }},
+	{"Holdfast-Feature-Test", false, func(h *Header) *string { return &h.HoldfastFeatureTest }},
 	{"Author", false, func(h *Header) *string { return &h.Author }},
 }
 
@@ -139,6 +155,12 @@ func parseHeader(name string, lines []string) (Header, int, error) {
 	if v := h.UpstreamBackport; v != "" && !strings.HasPrefix(v, "https://") {
 		errs = append(errs, fmt.Sprintf("%s:%d: Upstream-Backport must start with the backport's https:// URL, got %q", name, seen["Upstream-Backport"], firstLine(v)))
 	}
+	if _, _, err := h.RegressionTests(); err != nil {
+		errs = append(errs, fmt.Sprintf("%s:%d: %v", name, seen["Holdfast-Regression-Test"], err))
+	}
+	if _, err := h.FeatureTests(); err != nil {
+		errs = append(errs, fmt.Sprintf("%s:%d: %v", name, seen["Holdfast-Feature-Test"], err))
+	}
 	if len(errs) > 0 {
 		return h, 0, fmt.Errorf("%s", strings.Join(errs, "\n"))
 	}
@@ -157,4 +179,61 @@ func lookupField(key string) (headerField, bool) {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// SupportsKeyword starts a Holdfast-Regression-Test value naming the fixes a
+// patch supports instead of tests of its own.
+const SupportsKeyword = "supports"
+
+// RegressionTests reads Holdfast-Regression-Test: the Test functions it
+// names, or, for "supports <fix-id>...", the fixes whose tests cover this
+// patch. Names are separated by spaces, commas or line breaks. Both are
+// empty when the field is absent.
+func (h Header) RegressionTests() (tests, supports []string, err error) {
+	words := listWords(h.HoldfastRegressionTest)
+	if len(words) > 0 && words[0] == SupportsKeyword {
+		if len(words) == 1 {
+			return nil, nil, fmt.Errorf("Holdfast-Regression-Test: %q names no fix", SupportsKeyword)
+		}
+		return nil, words[1:], nil
+	}
+	tests, err = testNames("Holdfast-Regression-Test", words)
+	return tests, nil, err
+}
+
+// FeatureTests reads Holdfast-Feature-Test.
+func (h Header) FeatureTests() ([]string, error) {
+	return testNames("Holdfast-Feature-Test", listWords(h.HoldfastFeatureTest))
+}
+
+func listWords(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}
+
+// testNames checks that every word could name a top-level Go test, so a
+// prose value ("see 0002") is refused rather than read as test names.
+func testNames(field string, words []string) ([]string, error) {
+	for _, w := range words {
+		if !isTestName(w) {
+			return nil, fmt.Errorf("%s: %q is not a Test function name (want TestXxx, or %q followed by fix ids)", field, w, SupportsKeyword)
+		}
+	}
+	return words, nil
+}
+
+func isTestName(w string) bool {
+	rest, ok := strings.CutPrefix(w, "Test")
+	if !ok {
+		return false
+	}
+	for i, r := range rest {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if i == 0 && r >= 'a' && r <= 'z' {
+			return false // Testify is not a test
+		}
+		if !letter && r != '_' && !(r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }

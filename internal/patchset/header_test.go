@@ -85,6 +85,9 @@ func TestParseRejects(t *testing.T) {
 		{"rename", goodHeader + "diff --git a/x b/y\nsimilarity index 100%\nrename from x\nrename to y\n", "renames and copies are not supported"},
 		{"escaping path", goodHeader + strings.ReplaceAll(tinyDiff, "f.txt", "../f.txt"), `diff path "../f.txt" must be a clean path`},
 		{"file twice", goodHeader + tinyDiff + tinyDiff, "f.txt appears twice"},
+		{"prose regression test", strings.Replace(goodHeader, "---\n", "Holdfast-Regression-Test: see 0002\n---\n", 1) + tinyDiff, `0001-x.patch:14: Holdfast-Regression-Test: "see" is not a Test function name`},
+		{"supports nothing", strings.Replace(goodHeader, "---\n", "Holdfast-Regression-Test: supports\n---\n", 1) + tinyDiff, `Holdfast-Regression-Test: "supports" names no fix`},
+		{"not a feature test", strings.Replace(goodHeader, "---\n", "Holdfast-Feature-Test: Testify\n---\n", 1) + tinyDiff, `Holdfast-Feature-Test: "Testify" is not a Test function name`},
 		{"bad hunk count", goodHeader + strings.Replace(tinyDiff, "@@ -1 +1 @@", "@@ -1,2 +1 @@", 1), "0001-x.patch: diff (from line 15): gitdiff: line 5: fragment header miscounts lines"},
 	}
 	for _, tt := range tests {
@@ -97,5 +100,29 @@ func TestParseRejects(t *testing.T) {
 				t.Errorf("error = %v\nwant it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestRegressionAndFeatureTests(t *testing.T) {
+	for _, tc := range []struct {
+		value, feature     string
+		tests, supports, f []string
+	}{
+		{value: "TestA, TestB\nTest_c", feature: "TestF", tests: []string{"TestA", "TestB", "Test_c"}, f: []string{"TestF"}},
+		{value: "supports own-credential-guard member-credential-rotation", supports: []string{"own-credential-guard", "member-credential-rotation"}},
+		{},
+	} {
+		h := Header{HoldfastRegressionTest: tc.value, HoldfastFeatureTest: tc.feature}
+		tests, supports, err := h.RegressionTests()
+		if err != nil {
+			t.Fatalf("%q: %v", tc.value, err)
+		}
+		f, err := h.FeatureTests()
+		if err != nil {
+			t.Fatalf("%q: %v", tc.feature, err)
+		}
+		if strings.Join(tests, " ") != strings.Join(tc.tests, " ") || strings.Join(supports, " ") != strings.Join(tc.supports, " ") || strings.Join(f, " ") != strings.Join(tc.f, " ") {
+			t.Errorf("%q/%q: tests %q supports %q feature %q", tc.value, tc.feature, tests, supports, f)
+		}
 	}
 }

@@ -32,6 +32,7 @@ Upstream-PR: none
 Applied-Upstream: v1.4.0
 Drop-When: rebased onto v1.4.0
 Holdfast-Fix: fresh-token
+Holdfast-Regression-Test: TestTokenIsFresh
 ---
 diff --git a/pkg/util/client.go b/pkg/util/client.go
 --- a/pkg/util/client.go

@@ -219,6 +219,11 @@ func checkTestReports(o Options) error {
 		if r.HoldfastCommit != o.Source.Commit {
 			return refuse("%s was written by holdfast commit %q, not %s: run the tests again", name, r.HoldfastCommit, o.Source.Commit)
 		}
+		// The same commit with edited tests or patches is another series:
+		// only a report of the clean checkout speaks for this commit.
+		if r.HoldfastTreeState != "clean" {
+			return refuse("%s was written from a holdfast checkout with uncommitted changes (tree %q) at %s: commit them and run `make upstream-test` again", name, r.HoldfastTreeState, o.Source.Commit)
+		}
 	}
 	return nil
 }

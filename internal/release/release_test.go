@@ -168,7 +168,8 @@ func newFixture(t *testing.T) *fixture {
 		r := []*treetest.Result{{
 			Upstream: sh.Upstream.Name, Version: sh.Pin.Version, Pristine: treetest.Red, Patched: treetest.Green,
 			UpstreamPass: true, HoldfastCommit: commit, HoldfastTreeState: "clean",
-			Plan: treetest.Plan{RegressionTests: []string{"TestX"}},
+			Plan:  treetest.Plan{RegressionTests: []string{"TestX"}},
+			Fixes: []treetest.FixResult{{Fix: "fix-x", Patches: []string{"0001-x.patch"}, Tests: []treetest.TestResult{{Name: "TestX", Pristine: treetest.Red, Patched: treetest.Green}}}},
 		}}
 		data, err := json.Marshal(r)
 		if err != nil {
@@ -326,11 +327,27 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 		{"not a checkout", func(t *testing.T, o *Options) { o.Source.TreeState = "unknown" }, "cannot tell the holdfast commit"},
 		{"bad version", func(t *testing.T, o *Options) { o.Version = "1.0" }, "not of the form"},
 		{"pristine green", func(t *testing.T, o *Options) {
-			rewriteReport(t, o, func(r *treetest.Result) { r.Pristine = treetest.Green })
+			rewriteReport(t, o, func(r *treetest.Result) { r.Fixes[0].Tests[0].Pristine = treetest.Green })
 		}, "patch no longer needed"},
 		{"patched red", func(t *testing.T, o *Options) {
-			rewriteReport(t, o, func(r *treetest.Result) { r.Patched = treetest.Red })
-		}, "not green on the patched tree"},
+			rewriteReport(t, o, func(r *treetest.Result) { r.Fixes[0].Tests[0].Patched = treetest.Red })
+		}, "TestX is RED on the patched tree"},
+		{"no regression test at all", func(t *testing.T, o *Options) {
+			rewriteReport(t, o, func(r *treetest.Result) {
+				r.Pristine, r.Patched, r.Plan.RegressionTests, r.Fixes = treetest.NoTests, treetest.NoTests, nil, nil
+			})
+		}, "no carried fix has a regression test"},
+		{"a fix without a regression test", func(t *testing.T, o *Options) {
+			rewriteReport(t, o, func(r *treetest.Result) {
+				r.Fixes = append(r.Fixes, treetest.FixResult{Fix: "guard", Patches: []string{"0002-guard.patch"}})
+			})
+		}, "fix guard has no regression test"},
+		{"upstream-test report of a dirty checkout", func(t *testing.T, o *Options) {
+			rewriteReport(t, o, func(r *treetest.Result) { r.HoldfastTreeState = "dirty" })
+		}, "uncommitted changes (tree \"dirty\")"},
+		{"e2e report of a dirty checkout", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.HoldfastTreeState = "dirty" })
+		}, "(tree dirty)"},
 		{"report of another commit", func(t *testing.T, o *Options) {
 			rewriteReport(t, o, func(r *treetest.Result) { r.HoldfastCommit = "feedface" })
 		}, "feedface"},
@@ -338,19 +355,48 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 			os.Remove(filepath.Join(o.Inputs.Reports, "e2e.json"))
 		}, "make e2e"},
 		{"e2e scenario not as expected", func(t *testing.T, o *Options) {
-			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites[0].Scenarios[0].Result = e2ereport.Pass })
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
+				for i, sc := range r.Suites[0].Scenarios {
+					if sc.Name == "rotation" && sc.Binary == "pristine" {
+						r.Suites[0].Scenarios[i].Result = e2ereport.Pass
+					}
+				}
+			})
 		}, "karmada-control-plane/rotation (pristine: pass, expected red-as-expected)"},
 		{"e2e suite missing", func(t *testing.T, o *Options) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = r.Suites[:2] })
 		}, "worker-own-credential"},
 		{"control-plane suite missing", func(t *testing.T, o *Options) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = slices.Delete(r.Suites, 0, 1) })
-		}, "no scenario of suite karmada-control-plane"},
+		}, "karmada-control-plane/propagation (patched)"},
 		{"partial run without karmada-search", func(t *testing.T, o *Options) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
 				r.Suites[0].Scenarios = slices.DeleteFunc(r.Suites[0].Scenarios, func(s e2ereport.Scenario) bool { return s.Name == "search" && s.Binary == "patched" })
 			})
-		}, "no patched row of karmada-control-plane/search"},
+		}, "karmada-control-plane/search (patched)"},
+		{"partial run without a pristine row", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
+				r.Suites[0].Scenarios = slices.DeleteFunc(r.Suites[0].Scenarios, func(s e2ereport.Scenario) bool { return s.Name == "own-credential" && s.Binary == "pristine" })
+			})
+		}, "karmada-control-plane/own-credential (pristine)"},
+		{"worker suite with one row of another name", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
+				for i := range r.Suites {
+					if r.Suites[i].Suite == "worker-hub-failover" {
+						r.Suites[i].Scenarios = []e2ereport.Scenario{{Suite: "worker-hub-failover", Name: "anything", Binary: "patched", Result: e2ereport.Pass, Expected: e2ereport.Pass}}
+					}
+				}
+			})
+		}, "worker-hub-failover/a flapping claim causes no restart (patched)"},
+		{"partial worker run", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
+				for i := range r.Suites {
+					if r.Suites[i].Suite == "worker-own-credential" {
+						r.Suites[i].Scenarios = r.Suites[i].Scenarios[:1]
+					}
+				}
+			})
+		}, "worker-own-credential/one transient 401"},
 		{"e2e of another commit", func(t *testing.T, o *Options) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.HoldfastCommit = "feedface" })
 		}, "feedface"},
@@ -400,12 +446,16 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 func writeE2E(t *testing.T, dir string, change func(*e2ereport.Report)) {
 	t.Helper()
 	r := e2ereport.Report{HoldfastCommit: commit, HoldfastTreeState: "clean"}
-	for _, suite := range RequiredSuites {
+	for _, suite := range e2ereport.Suites() {
 		s := e2ereport.Suite{Suite: suite}
-		for _, name := range append([]string{"rotation"}, RequiredScenarios[suite]...) {
-			s.Scenarios = append(s.Scenarios,
-				e2ereport.Scenario{Suite: suite, Name: name, Binary: "pristine", Result: e2ereport.RedAsExpected, Expected: e2ereport.RedAsExpected},
-				e2ereport.Scenario{Suite: suite, Name: name, Binary: "patched", Result: e2ereport.Pass, Expected: e2ereport.Pass})
+		for _, p := range e2ereport.Catalog[suite] {
+			for _, b := range p.Binaries {
+				sc := e2ereport.Scenario{Suite: suite, Name: p.Name, Binary: b, Result: e2ereport.Pass, Expected: e2ereport.Pass}
+				if b == "pristine" {
+					sc.Result, sc.Expected = e2ereport.RedAsExpected, e2ereport.RedAsExpected
+				}
+				s.Scenarios = append(s.Scenarios, sc)
+			}
 		}
 		r.Suites = append(r.Suites, s)
 	}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/provenance"
@@ -39,34 +41,189 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 		Upstream: up.Name, Version: pin.Version, HoldfastVersion: patched.Record.HoldfastVersion,
 		SeriesHash: patched.Record.SeriesHash, Plan: plan, Pristine: NoTests, Patched: NoTests,
 	}
-
+	res.Fixes, res.FeatureTests, res.Problems = Claims(in.Series, plan.RegressionTests, pipeline.TestsDir(up))
+	regression, features := res.regressionTests(), res.featureTests()
 	run, err := r.GoTest(ctx, patched.Dir, nil, plan.Patched())
 	if err != nil {
 		return nil, err
 	}
 	res.PatchedTime = Duration(run.Duration)
+	res.eachTest(func(t *TestResult) { t.Patched = run.State(t.Name) })
 	var why []string
-	res.Patched, why = regressionState(run, plan.RegressionTests)
+	res.Patched, why = regressionState(run, append(slices.Clone(regression), features...))
 	res.fail("patched", why, nil)
 	if res.Patched == Red {
-		res.fail("patched", []string{"regression tests fail"}, run.Output)
+		res.fail("patched", []string{"regression tests fail: " + strings.Join(failedOf(run, append(slices.Clone(regression), features...)), ", ")}, run.Output)
 	}
+	// Every test of tests/<upstream>/ is accounted for by the fixes (an
+	// unnamed one is a Problem), so none counts against upstream.
 	others := run.FailedTests(plan.RegressionTests)
 	res.UpstreamPass = len(others) == 0 && len(run.BuildFailed) == 0
 	if !res.UpstreamPass {
 		res.fail("patched", append(prefix("failed: ", others), prefix("did not build: ", run.BuildFailed)...), run.Output)
 	}
-
-	if len(plan.RegressionTests) > 0 {
-		run, err := r.GoTest(ctx, pristineTree.Dir, []string{"-run", plan.RunPattern()}, plan.RegressionPackages)
+	if len(regression) > 0 {
+		run, err := r.GoTest(ctx, pristineTree.Dir, []string{"-run", runPattern(regression)}, plan.RegressionPackages)
 		if err != nil {
 			return nil, err
 		}
 		res.PristineTime = Duration(run.Duration)
-		res.Pristine, why = regressionState(run, plan.RegressionTests)
+		for i := range res.Fixes {
+			for j := range res.Fixes[i].Tests {
+				t := &res.Fixes[i].Tests[j]
+				t.Pristine = run.State(t.Name)
+			}
+		}
+		res.Pristine, why = regressionState(run, regression)
 		res.fail("pristine", why, run.Output)
+		if passed := passedOf(run, regression); len(passed) > 0 {
+			res.fail("pristine", []string{"regression tests pass on pristine (they do not show the bug, or upstream fixed it): " + strings.Join(passed, ", ")}, nil)
+		}
 	}
 	return res, nil
+}
+
+// Claims reads, per fix of the series, the regression tests its patches
+// name (Holdfast-Regression-Test) and the feature tests (patched only,
+// Holdfast-Feature-Test), checked against the Test functions found in the
+// regression test folder (found; testsDir names it in messages). Problems
+// say what makes the naming itself wrong: a patch that names no test and
+// supports no fix, a named test that is not in the folder, a test there
+// that no patch names (renamed, or forgotten), a fix supported but
+// unknown or without tests.
+func Claims(series []*patchset.Patch, found []string, testsDir string) (fixes []FixResult, features []TestResult, problems []string) {
+	exists := map[string]bool{}
+	for _, name := range found {
+		exists[name] = true
+	}
+	named := map[string]string{} // test -> what named it first
+	byFix := map[string]*FixResult{}
+	var order []string
+	claim := func(p *patchset.Patch, test, kind string) bool {
+		if !exists[test] {
+			problems = append(problems, fmt.Sprintf("%s names %s test %s, which is not a Test function in %s", p.Name(), kind, test, testsDir))
+		}
+		if prev, dup := named[test]; dup && prev != kind {
+			problems = append(problems, fmt.Sprintf("%s names %s as a %s test; another patch names it a %s test: it is one or the other", p.Name(), test, kind, prev))
+			return false
+		}
+		first := named[test] == ""
+		named[test] = kind
+		return first || kind == "regression"
+	}
+	for _, p := range series {
+		id := p.Header.HoldfastFix
+		f := byFix[id]
+		if f == nil {
+			f = &FixResult{Fix: id}
+			byFix[id] = f
+			order = append(order, id)
+		}
+		f.Patches = append(f.Patches, p.Name())
+		tests, supports, err := p.Header.RegressionTests()
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", p.Name(), err))
+		}
+		if len(tests) == 0 && len(supports) == 0 {
+			problems = append(problems, fmt.Sprintf("%s (fix %s) names no regression test: add Holdfast-Regression-Test: TestXxx (fails on pristine, passes on patched), or \"supports <fix-id>\" for a patch with no test of its own", p.Name(), id))
+		}
+		for _, t := range tests {
+			if claim(p, t, "regression") && !slices.ContainsFunc(f.Tests, func(r TestResult) bool { return r.Name == t }) {
+				f.Tests = append(f.Tests, TestResult{Name: t, Pristine: Broken, Patched: Broken})
+			}
+		}
+		for _, s := range supports {
+			if !slices.Contains(f.Supports, s) {
+				f.Supports = append(f.Supports, s)
+			}
+		}
+		ft, err := p.Header.FeatureTests()
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", p.Name(), err))
+		}
+		for _, t := range ft {
+			if claim(p, t, "feature") {
+				features = append(features, TestResult{Name: t, Patched: Broken})
+			}
+		}
+	}
+	for _, id := range order {
+		f := byFix[id]
+		// Its own tests cover a patch that supports its own fix.
+		if len(f.Tests) > 0 {
+			f.Supports = slices.DeleteFunc(f.Supports, func(s string) bool { return s == id })
+		}
+		for _, s := range f.Supports {
+			if g := byFix[s]; g == nil || len(g.Tests) == 0 {
+				problems = append(problems, fmt.Sprintf("fix %s supports fix %s, which no patch of the series gives a regression test", id, s))
+			}
+		}
+		fixes = append(fixes, *f)
+	}
+	for _, name := range found {
+		if named[name] == "" {
+			problems = append(problems, fmt.Sprintf("%s in %s is named by no patch (Holdfast-Regression-Test or Holdfast-Feature-Test): a test no fix claims proves nothing", name, testsDir))
+		}
+	}
+	if len(found) == 0 {
+		problems = append(problems, fmt.Sprintf("no Test function in %s: every carried fix needs a regression test there", testsDir))
+	}
+	return fixes, features, problems
+}
+
+// regressionTests lists, once each and sorted, the tests the fixes name.
+func (r *Result) regressionTests() []string {
+	set := map[string]bool{}
+	for _, f := range r.Fixes {
+		for _, t := range f.Tests {
+			set[t.Name] = true
+		}
+	}
+	return sortedKeys(set)
+}
+
+func (r *Result) featureTests() []string {
+	var names []string
+	for _, t := range r.FeatureTests {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+func (r *Result) eachTest(f func(*TestResult)) {
+	for i := range r.Fixes {
+		for j := range r.Fixes[i].Tests {
+			f(&r.Fixes[i].Tests[j])
+		}
+	}
+	for i := range r.FeatureTests {
+		f(&r.FeatureTests[i])
+	}
+}
+
+func failedOf(run *Run, tests []string) []string {
+	var out []string
+	for _, t := range tests {
+		if run.State(t) == Red {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func passedOf(run *Run, tests []string) []string {
+	var out []string
+	for _, t := range tests {
+		if run.State(t) == Green {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// runPattern is the -run expression selecting exactly tests.
+func runPattern(tests []string) string {
+	return "^(" + strings.Join(tests, "|") + ")$"
 }
 
 func (r *Result) fail(tree string, why, output []string) {
@@ -93,23 +250,27 @@ func prefix(p string, items []string) []string {
 
 // PristineCheck returns the check rebase.Options.PristineCheck wants: it
 // runs the regression tests found in testsDir on a pristine tree and says
-// whether they pass there (upstream fixed the bug). A test that does not
-// build or run is an error, not a verdict.
-func PristineCheck(r Runner, testsDir string) func(ctx context.Context, tree string) (bool, string, error) {
+// whether they pass there (upstream fixed the bug). Feature tests (named by
+// Holdfast-Feature-Test in any series of the upstream, FeatureTests) are
+// left out: no pristine release passes them, so they would hide a fix
+// upstream made. A test that does not build, run or skips is an error, not
+// a verdict.
+func PristineCheck(r Runner, testsDir string, featureTests []string) func(ctx context.Context, tree string) (bool, string, error) {
 	return func(ctx context.Context, tree string) (bool, string, error) {
 		plan, err := NewPlan(nil, nil, testsDir)
 		if err != nil {
 			return false, "", err
 		}
-		if len(plan.RegressionTests) == 0 {
+		tests := slices.DeleteFunc(slices.Clone(plan.RegressionTests), func(t string) bool { return slices.Contains(featureTests, t) })
+		if len(tests) == 0 {
 			return false, "", fmt.Errorf("no regression tests in %s", testsDir)
 		}
-		run, err := r.GoTest(ctx, tree, []string{"-run", plan.RunPattern()}, plan.RegressionPackages)
+		run, err := r.GoTest(ctx, tree, []string{"-run", runPattern(tests)}, plan.RegressionPackages)
 		if err != nil {
 			return false, "", err
 		}
-		state, why := regressionState(run, plan.RegressionTests)
-		detail := fmt.Sprintf("%s: %s", strings.Join(plan.RegressionTests, ", "), state)
+		state, why := regressionState(run, tests)
+		detail := fmt.Sprintf("%s: %s", strings.Join(tests, ", "), state)
 		switch state {
 		case Green:
 			return true, detail, nil
@@ -119,6 +280,21 @@ func PristineCheck(r Runner, testsDir string) func(ctx context.Context, tree str
 			return false, "", fmt.Errorf("%s", strings.Join(why, "; "))
 		}
 	}
+}
+
+// FeatureTests lists the tests the patches of the series name with
+// Holdfast-Feature-Test.
+func FeatureTests(series ...[]*patchset.Patch) []string {
+	set := map[string]bool{}
+	for _, s := range series {
+		for _, p := range s {
+			names, _ := p.Header.FeatureTests() // checked when the patch was parsed
+			for _, n := range names {
+				set[n] = true
+			}
+		}
+	}
+	return sortedKeys(set)
 }
 
 // SaveReports writes results as dir/name.md and dir/name.json, each

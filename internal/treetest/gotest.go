@@ -28,8 +28,10 @@ type Runner struct {
 
 // Run is the outcome of one `go test -json` invocation.
 type Run struct {
-	// Tests maps "package TestName" (top-level tests only) to pass.
-	Tests map[string]bool
+	// Tests maps "package TestName" (top-level tests only) to pass. A
+	// skipped test did not fail, so it is true here and also in Skipped.
+	Tests   map[string]bool
+	Skipped map[string]bool
 	// Packages maps each package to whether it passed; a package that
 	// failed to build is false and listed in BuildFailed.
 	Packages    map[string]bool
@@ -105,7 +107,7 @@ func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*R
 }
 
 func parse(r io.Reader) (*Run, error) {
-	run := &Run{Tests: map[string]bool{}, Packages: map[string]bool{}}
+	run := &Run{Tests: map[string]bool{}, Skipped: map[string]bool{}, Packages: map[string]bool{}}
 	// Output of a test is only kept once it is known to have failed.
 	pending := map[string][]string{}
 	failedBuild := map[string]bool{}
@@ -134,6 +136,9 @@ func parse(r io.Reader) (*Run, error) {
 				run.Packages[ev.Package] = true
 			} else if !strings.Contains(ev.Test, "/") {
 				run.Tests[key] = true
+				if ev.Action == "skip" {
+					run.Skipped[key] = true
+				}
 			}
 			delete(pending, key)
 		case "fail":
@@ -173,7 +178,8 @@ func (r *Run) anyTestIn(pkg string) bool {
 }
 
 // Test returns whether the top-level test name ran in some package and,
-// if so, whether it passed everywhere it ran.
+// if so, whether it passed everywhere it ran. A skipped test counts as run
+// and passed here; State tells it apart.
 func (r *Run) Test(name string) (ran, passed bool) {
 	passed = true
 	for key, ok := range r.Tests {
@@ -183,6 +189,25 @@ func (r *Run) Test(name string) (ran, passed bool) {
 		}
 	}
 	return ran, ran && passed
+}
+
+// State is how the top-level test name fared: Broken if it did not run,
+// Red if it failed anywhere, Skipped if it skipped anywhere (it proves
+// nothing, whichever colour was wanted), else Green.
+func (r *Run) State(name string) State {
+	ran, passed := r.Test(name)
+	switch {
+	case !ran:
+		return Broken
+	case !passed:
+		return Red
+	}
+	for key := range r.Skipped {
+		if strings.HasSuffix(key, " "+name) {
+			return Skipped
+		}
+	}
+	return Green
 }
 
 // FailedPackages lists the packages that failed, sorted.

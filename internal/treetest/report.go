@@ -8,20 +8,45 @@ import (
 	"time"
 )
 
-// State is how the regression tests fared on one tree.
+// State is how a regression test (or all of them) fared on one tree.
 type State string
 
 const (
-	// Green: every regression test ran and passed.
+	// Green: the test ran and passed (for a set: every one did).
 	Green State = "GREEN"
-	// Red: every regression test ran and at least one failed.
+	// Red: the test ran and failed (for a set: every one ran and at least
+	// one failed).
 	Red State = "RED"
+	// Skipped: the test ran and skipped itself: it exercised nothing, so
+	// it shows neither colour.
+	Skipped State = "SKIPPED"
 	// Broken: a regression test did not run (its package did not build,
-	// or the test is missing): neither colour can be claimed.
+	// or the test is missing) or skipped: neither colour can be claimed.
 	Broken State = "BROKEN"
-	// NoTests: the upstream has no regression tests.
+	// NoTests: the upstream has no regression tests, which is never ok.
 	NoTests State = "NONE"
 )
+
+// TestResult is one named test's outcome on each tree.
+type TestResult struct {
+	Name string `json:"name"`
+	// Pristine is empty for a feature test, which runs on patched only.
+	Pristine State `json:"pristine,omitempty"`
+	Patched  State `json:"patched"`
+}
+
+// FixResult is the RED/GREEN verdict of one carried fix (the patches
+// sharing a Holdfast-Fix id).
+type FixResult struct {
+	Fix     string   `json:"fix"`
+	Patches []string `json:"patches"`
+	// Tests are the regression tests its patches name: each must be RED
+	// on pristine and GREEN on patched.
+	Tests []TestResult `json:"tests,omitempty"`
+	// Supports are the fixes whose tests cover a fix with no test of its
+	// own ("Holdfast-Regression-Test: supports <fix-id>...").
+	Supports []string `json:"supports,omitempty"`
+}
 
 // Result is the test outcome for one pin.
 type Result struct {
@@ -30,10 +55,19 @@ type Result struct {
 	HoldfastVersion string `json:"holdfastVersion"`
 	SeriesHash      string `json:"seriesHash"`
 	Plan            Plan   `json:"plan"`
-	// Pristine must be Red: the tests show the bug the series fixes.
+	// Pristine and Patched summarise the regression tests on each tree
+	// for a person; the verdict is per fix (Fixes).
 	Pristine State `json:"pristine"`
-	// Patched must be Green: the series fixes it.
-	Patched State `json:"patched"`
+	Patched  State `json:"patched"`
+	// Fixes are the per-fix verdicts, one per Holdfast-Fix id of the
+	// series. A report without any is not ok.
+	Fixes []FixResult `json:"fixes"`
+	// FeatureTests run on the patched tree only and must pass there.
+	FeatureTests []TestResult `json:"featureTests,omitempty"`
+	// Problems are what is wrong with the series' test naming itself: a
+	// patch naming no test, a named test missing from tests/<upstream>/,
+	// a test there that no patch names.
+	Problems []string `json:"problems,omitempty"`
 	// UpstreamPass says the upstream and carried-library tests of the
 	// patched tree passed (everything but the regression tests).
 	UpstreamPass bool `json:"upstreamPass"`
@@ -45,7 +79,8 @@ type Result struct {
 	// HoldfastCommit is the holdfast commit the report was written from;
 	// the release step refuses a report of another commit.
 	HoldfastCommit string `json:"holdfastCommit,omitempty"`
-	// HoldfastTreeState is "clean" unless the checkout had changes.
+	// HoldfastTreeState is "clean" unless the checkout had changes; the
+	// release step refuses a report of a dirty checkout.
 	HoldfastTreeState string `json:"holdfastTreeState,omitempty"`
 }
 
@@ -70,47 +105,117 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 func (d Duration) String() string { return time.Duration(d).Round(100 * time.Millisecond).String() }
 
-// regressionState reads the regression tests' outcome from a run.
+// regressionState reads the outcome of a set of regression tests from a
+// run, for the summary columns: a test that did not run or skipped makes
+// the set Broken, naming it.
 func regressionState(run *Run, tests []string) (State, []string) {
 	if len(tests) == 0 {
 		return NoTests, nil
 	}
-	var missing []string
+	var missing, skipped []string
 	failed := false
 	for _, name := range tests {
-		ran, passed := run.Test(name)
-		switch {
-		case !ran:
+		switch run.State(name) {
+		case Broken:
 			missing = append(missing, name)
-		case !passed:
+		case Skipped:
+			skipped = append(skipped, name)
+		case Red:
 			failed = true
 		}
 	}
+	var why []string
 	if len(missing) > 0 {
-		why := []string{"regression tests did not run: " + strings.Join(missing, ", ")}
+		why = append(why, "regression tests did not run: "+strings.Join(missing, ", "))
 		if len(run.BuildFailed) > 0 {
 			why = append(why, "packages that did not build: "+strings.Join(run.BuildFailed, ", "))
 		}
-		return Broken, why
 	}
-	if failed {
+	if len(skipped) > 0 {
+		why = append(why, "regression tests skipped (a skipped test exercises nothing): "+strings.Join(skipped, ", "))
+	}
+	switch {
+	case len(why) > 0:
+		return Broken, why
+	case failed:
 		return Red, nil
 	}
 	return Green, nil
 }
 
-// PatchNoLongerNeeded reports a regression test GREEN on pristine: upstream
-// fixed the bug (or the test stopped showing it).
-func (r *Result) PatchNoLongerNeeded() bool { return r.Pristine == Green }
-
-// OK reports whether the pin is as it must be: regression RED on pristine,
-// GREEN on patched, upstream tests passing.
-func (r *Result) OK() bool {
-	want := r.Pristine == Red && r.Patched == Green
-	if len(r.Plan.RegressionTests) == 0 {
-		want = true
+// fixOK reports whether f is proven: each of its tests RED on pristine and
+// GREEN on patched, or, for a fix with no test of its own, every fix it
+// supports has tests.
+func (r *Result) fixOK(f FixResult) bool {
+	if len(f.Tests) == 0 {
+		if len(f.Supports) == 0 {
+			return false
+		}
+		for _, s := range f.Supports {
+			if g := r.fix(s); g == nil || len(g.Tests) == 0 {
+				return false
+			}
+		}
+		return true
 	}
-	return want && r.UpstreamPass
+	for _, t := range f.Tests {
+		if t.Pristine != Red || t.Patched != Green {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Result) fix(id string) *FixResult {
+	for i := range r.Fixes {
+		if r.Fixes[i].Fix == id {
+			return &r.Fixes[i]
+		}
+	}
+	return nil
+}
+
+// PatchNoLongerNeeded reports a fix whose regression tests are all GREEN
+// on pristine: upstream fixed the bug (or the tests stopped showing it).
+func (r *Result) PatchNoLongerNeeded() bool { return len(r.FixesNoLongerNeeded()) > 0 }
+
+// FixesNoLongerNeeded names the fixes whose every regression test passes
+// on pristine. Feature tests never count: no pristine release passes them.
+func (r *Result) FixesNoLongerNeeded() []string {
+	var ids []string
+	for _, f := range r.Fixes {
+		if len(f.Tests) == 0 {
+			continue
+		}
+		all := true
+		for _, t := range f.Tests {
+			all = all && t.Pristine == Green
+		}
+		if all {
+			ids = append(ids, f.Fix)
+		}
+	}
+	return ids
+}
+
+// OK reports whether the pin is as it must be: every fix of the series has
+// regression tests, each RED on pristine and GREEN on patched; feature
+// tests GREEN on patched; nothing skipped; upstream tests passing.
+func (r *Result) OK() bool {
+	if !r.UpstreamPass || len(r.Problems) > 0 || len(r.Fixes) == 0 {
+		return false
+	}
+	for _, f := range r.Fixes {
+		if !r.fixOK(f) {
+			return false
+		}
+	}
+	for _, t := range r.FeatureTests {
+		if t.Patched != Green {
+			return false
+		}
+	}
+	return true
 }
 
 func (s State) describe(want State) string {
@@ -129,15 +234,35 @@ func (r *Result) Verdict() string {
 	switch {
 	case r.OK():
 		return "ok"
+	case len(r.Fixes) == 0:
+		return "FAIL: no carried fix has a regression test (no fixes in the report)"
 	case r.PatchNoLongerNeeded():
-		return "ACTION: patch no longer needed: upstream fixed it in " + r.Version + " (regression tests pass on pristine); drop the series' fix or check that the test still shows the bug"
-	case r.Patched != Green && r.Patched != NoTests:
-		return "FAIL: the regression tests are not green on the patched tree"
-	case !r.UpstreamPass:
-		return "FAIL: upstream tests of the touched packages fail on the patched tree"
-	default:
-		return "FAIL: the regression tests could not be run on the pristine tree"
+		return "ACTION: patch no longer needed: upstream fixed " + strings.Join(r.FixesNoLongerNeeded(), ", ") + " in " + r.Version + " (its regression tests pass on pristine); drop the series' fix or check that the test still shows the bug"
+	case len(r.Problems) > 0:
+		return "FAIL: " + r.Problems[0]
 	}
+	for _, f := range r.Fixes {
+		if r.fixOK(f) {
+			continue
+		}
+		if len(f.Tests) == 0 {
+			return "FAIL: fix " + f.Fix + " has no regression test that is RED on pristine and GREEN on patched"
+		}
+		for _, t := range f.Tests {
+			switch {
+			case t.Patched != Green:
+				return fmt.Sprintf("FAIL: fix %s: %s is %s on the patched tree, not GREEN", f.Fix, t.Name, t.Patched)
+			case t.Pristine != Red:
+				return fmt.Sprintf("FAIL: fix %s: %s is %s on the pristine tree, not RED", f.Fix, t.Name, t.Pristine)
+			}
+		}
+	}
+	for _, t := range r.FeatureTests {
+		if t.Patched != Green {
+			return fmt.Sprintf("FAIL: feature test %s is %s on the patched tree, not GREEN", t.Name, t.Patched)
+		}
+	}
+	return "FAIL: upstream tests of the touched packages fail on the patched tree"
 }
 
 // WriteText prints the report table for a person, one block per result.
@@ -150,7 +275,13 @@ func WriteText(w io.Writer, results []*Result) error {
 		fmt.Fprintf(w, "%s %s  regression  pristine %s  patched %s  upstream tests of touched pkgs: %s\n",
 			r.Upstream, r.Version, r.Pristine.describe(Red), r.Patched.describe(Green), upstream)
 		fmt.Fprintf(w, "  %s  series %s  patched run %s (%s), pristine run %s (%s)\n",
-			r.HoldfastVersion, r.SeriesHash, r.PatchedTime, strings.Join(r.Plan.Patched(), " "), r.PristineTime, r.Plan.RunPattern())
+			r.HoldfastVersion, r.SeriesHash, r.PatchedTime, strings.Join(r.Plan.Patched(), " "), r.PristineTime, runPattern(r.regressionTests()))
+		for _, line := range r.fixLines() {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "    problem: %s\n", p)
+		}
 		for _, f := range r.Failures {
 			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(f, "\n", "\n    "))
 		}
@@ -176,7 +307,16 @@ func WriteMarkdown(w io.Writer, results []*Result) error {
 	}
 	for _, r := range results {
 		fmt.Fprintf(w, "\n## %s %s\n\n- series hash: `%s`\n- packages tested on patched: `%s` (%s)\n- regression tests: `%s` (pristine run %s)\n",
-			r.Upstream, r.Version, r.SeriesHash, strings.Join(r.Plan.Patched(), " "), r.PatchedTime, strings.Join(r.Plan.RegressionTests, " "), r.PristineTime)
+			r.Upstream, r.Version, r.SeriesHash, strings.Join(r.Plan.Patched(), " "), r.PatchedTime, strings.Join(r.regressionTests(), " "), r.PristineTime)
+		if lines := r.fixLines(); len(lines) > 0 {
+			fmt.Fprintf(w, "\n")
+			for _, line := range lines {
+				fmt.Fprintf(w, "- %s\n", line)
+			}
+		}
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "- problem: %s\n", p)
+		}
 		if len(r.Failures) > 0 {
 			fmt.Fprintf(w, "\n```\n%s\n```\n", strings.Join(r.Failures, "\n"))
 		}
@@ -189,4 +329,35 @@ func WriteJSON(w io.Writer, results []*Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(results)
+}
+
+// fixLines is one line per fix and per feature test: what each test showed
+// on each tree, and whether that is what the fix needs.
+func (r *Result) fixLines() []string {
+	var lines []string
+	for _, f := range r.Fixes {
+		verdict := "ok"
+		if !r.fixOK(f) {
+			verdict = "NOT OK"
+		}
+		var tests []string
+		for _, t := range f.Tests {
+			tests = append(tests, fmt.Sprintf("%s pristine %s patched %s", t.Name, t.Pristine, t.Patched))
+		}
+		if len(f.Supports) > 0 {
+			tests = append(tests, "supports "+strings.Join(f.Supports, ", "))
+		}
+		if len(tests) == 0 {
+			tests = []string{"no regression test"}
+		}
+		lines = append(lines, fmt.Sprintf("fix %s (%s): %s: %s", f.Fix, strings.Join(f.Patches, ", "), strings.Join(tests, "; "), verdict))
+	}
+	for _, t := range r.FeatureTests {
+		verdict := "ok"
+		if t.Patched != Green {
+			verdict = "NOT OK"
+		}
+		lines = append(lines, fmt.Sprintf("feature test %s (patched only) patched %s: %s", t.Name, t.Patched, verdict))
+	}
+	return lines
 }

@@ -81,6 +81,10 @@ func TestCheck(t *testing.T) {
 	if r.Pristine != treetest.Red || r.Patched != treetest.Green || !r.UpstreamPass || !r.OK() {
 		t.Fatalf("result pristine %s patched %s upstream pass %v OK %v, failures %q", r.Pristine, r.Patched, r.UpstreamPass, r.OK(), r.Failures)
 	}
+	if len(r.Fixes) != 1 || r.Fixes[0].Fix != "fresh-token" || len(r.Fixes[0].Tests) != 1 ||
+		r.Fixes[0].Tests[0] != (treetest.TestResult{Name: "TestTokenIsFresh", Pristine: treetest.Red, Patched: treetest.Green}) {
+		t.Errorf("per-fix result %+v", r.Fixes)
+	}
 	if r.HoldfastVersion != "v1.2.0-holdfast.3" || !strings.HasPrefix(r.SeriesHash, "h1:") {
 		t.Errorf("provenance %q %q", r.HoldfastVersion, r.SeriesHash)
 	}
@@ -130,7 +134,7 @@ func TestCheck(t *testing.T) {
 func TestPristineCheck(t *testing.T) {
 	needGo(t)
 	fx := pipelinetest.New(t)
-	check := treetest.PristineCheck(treetest.Runner{Env: append(os.Environ(), fx.Env()...)}, filepath.Join(fx.Config.Root, pipeline.TestsDir(fx.Upstream)))
+	check := treetest.PristineCheck(treetest.Runner{Env: append(os.Environ(), fx.Env()...)}, filepath.Join(fx.Config.Root, pipeline.TestsDir(fx.Upstream)), nil)
 	for _, tc := range []struct {
 		version string
 		fixed   bool
@@ -150,6 +154,41 @@ func TestPristineCheck(t *testing.T) {
 			}
 			if fixed != tc.fixed || !strings.Contains(detail, "TestTokenIsFresh") {
 				t.Errorf("fixed %v (%s), want %v", fixed, detail, tc.fixed)
+			}
+		})
+	}
+}
+
+// TestCheckRefusesWhatShowsNothing: a missing tests/<upstream>/ (renamed,
+// say) and a regression test that skips on the patched tree show nothing
+// about the fix, so neither may read ok.
+func TestCheckRefusesWhatShowsNothing(t *testing.T) {
+	needGo(t)
+	for _, tc := range []struct {
+		name  string
+		edit  func(t *testing.T, root string)
+		wantV string
+	}{
+		{"no tests folder", func(t *testing.T, root string) {
+			if err := os.RemoveAll(filepath.Join(root, "tests", "up")); err != nil {
+				t.Fatal(err)
+			}
+		}, "FAIL"},
+		{"skipped on patched", func(t *testing.T, root string) {
+			pipelinetest.Write(t, root, map[string]string{
+				"tests/up/pkg/util/regression_test.go": "package util\n\nimport \"testing\"\n\nfunc TestTokenIsFresh(t *testing.T) {\n\tif Token() == \"fresh\" {\n\t\tt.Skip(\"nothing to check\")\n\t}\n\tt.Fatal(\"frozen\")\n}\n",
+			})
+		}, "TestTokenIsFresh is SKIPPED on the patched tree"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fx := pipelinetest.New(t)
+			tc.edit(t, fx.Config.Root)
+			r, err := treetest.Check(context.Background(), fx.Config, treetest.Runner{Env: append(os.Environ(), fx.Env()...)}, fx.Upstream, fx.Pin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.OK() || !strings.Contains(r.Verdict(), tc.wantV) {
+				t.Errorf("OK() = %v, verdict %q (want it to contain %q); pristine %s patched %s, problems %q", r.OK(), r.Verdict(), tc.wantV, r.Pristine, r.Patched, r.Problems)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,5 +32,90 @@ func TestRunWritesMarkdownAndJSON(t *testing.T) {
 	}
 	if err := run([]string{"-root", root, "-strict"}); err == nil {
 		t.Error("run -strict with an unmet scenario succeeded")
+	}
+}
+
+// fullReport records every catalogued scenario as expected.
+func fullReport(t *testing.T, root string, change func(*e2ereport.Scenario)) {
+	t.Helper()
+	for _, suite := range e2ereport.Suites() {
+		r := e2ereport.NewRecorder(root, suite)
+		for _, p := range e2ereport.Catalog[suite] {
+			for _, b := range p.Binaries {
+				s := e2ereport.Scenario{Name: p.Name, Binary: b, Result: e2ereport.Pass, Expected: e2ereport.Pass}
+				if b == "pristine" {
+					s.Result, s.Expected = e2ereport.RedAsExpected, e2ereport.RedAsExpected
+				}
+				if change != nil {
+					change(&s)
+				}
+				r.Add(s)
+			}
+		}
+		if err := r.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestStrictFailsOnSkippedAndMissingRows(t *testing.T) {
+	root := t.TempDir()
+	fullReport(t, root, nil)
+	if err := run([]string{"-root", root, "-strict"}); err != nil {
+		t.Fatalf("a full report as expected: %v", err)
+	}
+
+	skipped := t.TempDir()
+	fullReport(t, skipped, func(s *e2ereport.Scenario) {
+		if s.Name == "search" && s.Binary == "pristine" {
+			s.Result = e2ereport.Skipped
+		}
+	})
+	if err := run([]string{"-root", skipped, "-strict"}); err == nil {
+		t.Error("run -strict with a skipped scenario succeeded")
+	}
+
+	partial := t.TempDir()
+	r := e2ereport.NewRecorder(partial, "worker-own-credential")
+	r.Add(e2ereport.Scenario{Name: e2ereport.Catalog["worker-own-credential"][0].Name, Binary: "patched", Result: e2ereport.Pass, Expected: e2ereport.Pass})
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-root", partial}); err != nil {
+		t.Fatalf("a partial run without -strict (make e2e E2E_RUN=...): %v", err)
+	}
+	err := run([]string{"-root", partial, "-strict"})
+	if err == nil || !strings.Contains(err.Error(), "have no row") {
+		t.Errorf("run -strict on a partial run = %v, want it to name the rows missing", err)
+	}
+}
+
+// TestMakeTestIsStrict: the gate CI runs (`make test`) fails on a skipped,
+// unmet or missing e2e row; `make e2e` alone stays lenient for partial runs.
+func TestMakeTestIsStrict(t *testing.T) {
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Fatalf("make is what CI runs: %v", err)
+	}
+	reportLine := func(target string) string {
+		cmd := exec.Command(mk, "-n", target)
+		cmd.Dir = filepath.Join("..", "..", "..")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("make -n %s: %v", target, err)
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			if strings.Contains(line, "e2e/cmd/e2e-report") {
+				return line
+			}
+		}
+		t.Fatalf("make -n %s runs no e2e-report:\n%s", target, out)
+		return ""
+	}
+	if line := reportLine("test"); !strings.Contains(line, "--strict") {
+		t.Errorf("make test runs e2e-report without --strict: %s", line)
+	}
+	if line := reportLine("e2e"); strings.Contains(line, "--strict") {
+		t.Errorf("make e2e alone runs e2e-report --strict, so a partial E2E_RUN cannot write its report: %s", line)
 	}
 }

@@ -82,6 +82,7 @@ type fakeAPIServer struct {
 	closing   chan struct{}
 
 	mu           sync.Mutex
+	revoked      chan struct{}  // closed by revoke: its token is refused from then on
 	cluster      []byte         // GET of the worker's Cluster CR; nil: NotFound
 	probes       int            // GETs of the worker's Cluster CR
 	lists        map[string]int // LIST requests by resource
@@ -95,6 +96,7 @@ func newFakeAPIServer(t *testing.T, name string) *fakeAPIServer {
 		discovery: map[string][]byte{},
 		kinds:     map[string]schema.GroupVersionKind{},
 		closing:   make(chan struct{}),
+		revoked:   make(chan struct{}),
 		lists:     map[string]int{},
 	}
 	f.buildDiscovery()
@@ -189,7 +191,7 @@ func (f *fakeAPIServer) buildDiscovery() {
 
 func (f *fakeAPIServer) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	if r.Header.Get("Authorization") != "Bearer "+f.token {
+	if r.Header.Get("Authorization") != "Bearer "+f.token || f.isRevoked() {
 		f.mu.Lock()
 		f.unauthorized++
 		f.mu.Unlock()
@@ -214,6 +216,7 @@ func (f *fakeAPIServer) serve(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-f.closing:
+		case <-f.revoked: // as an API server ends watches when it restarts
 		}
 	case r.Method == http.MethodGet && name == "":
 		f.mu.Lock()
@@ -310,6 +313,28 @@ func (f *fakeAPIServer) probed() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.probes
+}
+
+// revoke makes the server refuse its own token from now on, as an API server
+// does once the token's ServiceAccount is deleted, and ends the watches it
+// holds, as a restart or a watch timeout would, so clients list again.
+func (f *fakeAPIServer) revoke() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	select {
+	case <-f.revoked:
+	default:
+		close(f.revoked)
+	}
+}
+
+func (f *fakeAPIServer) isRevoked() bool {
+	select {
+	case <-f.revoked:
+		return true
+	default:
+		return false
+	}
 }
 
 func (f *fakeAPIServer) rejected() int {

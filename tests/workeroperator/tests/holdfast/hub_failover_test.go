@@ -421,6 +421,36 @@ func TestWorkerStartupIsBoundedWithAHungHub(t *testing.T) {
 	}
 }
 
+// TestWorkerExitsOnRejectedOwnCredential: once the worker cluster rejects
+// the worker's own credential for good (its ServiceAccount deleted), the
+// worker exits 1 saying so, so the kubelet restarts it with a fresh token.
+// v1.6.4 keeps running and Ready, every request to its own cluster failing
+// with 401. The guard is tuned to trip within seconds (a v1.6.4 worker
+// ignores these variables); the hub's credential stays valid throughout, so
+// only the worker's own 401s can be what stops it.
+func TestWorkerExitsOnRejectedOwnCredential(t *testing.T) {
+	workerAPI, hubA := newFakeAPIServer(t, "worker"), newFakeAPIServer(t, "hub-a")
+	hubA.declareNothing()
+	env := hubSettings(hubA.URL(), hubA, nil)
+	env["OWN_CREDENTIAL_GUARD_THRESHOLD"] = "2"
+	env["OWN_CREDENTIAL_GUARD_WINDOW"] = "30s"
+	env["OWN_CREDENTIAL_GUARD_MIN_DURATION"] = "2s"
+	worker := startWorker(t, workerAPI, env)
+	waitForHubManager(t, worker, hubA)
+
+	workerAPI.revoke()
+	code := worker.waitExit(t, "with its own credential rejected by the worker cluster")
+	if code != 1 {
+		t.Fatalf("exit code = %d, want 1\n%s", code, worker.output.String())
+	}
+	if out := worker.output.String(); !strings.Contains(out, "credential is permanently rejected") {
+		t.Errorf("the worker exited without saying its own credential is rejected")
+	}
+	if workerAPI.rejected() == 0 {
+		t.Errorf("the worker cluster rejected no request: the worker exited for another reason")
+	}
+}
+
 // hungListener accepts TCP connections and never answers.
 func hungListener(t *testing.T) string {
 	t.Helper()

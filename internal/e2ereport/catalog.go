@@ -1,0 +1,111 @@
+package e2ereport
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Planned is a scenario a suite defines: its name and the builds it runs
+// against ("patched", "pristine").
+type Planned struct {
+	Name     string
+	Binaries []string
+}
+
+// Catalog is every scenario each suite defines, by suite. It is the one
+// list both ends use: Recorder.Begin fails a row whose suite, name and
+// binary are not here (so a suite cannot add or rename a scenario without
+// this list following), and the release gate and `e2e-report --strict`
+// require a row for every entry (so a partial run, E2E_RUN, or a scenario
+// that silently stopped running cannot pass for a whole one).
+var Catalog = map[string][]Planned{
+	"karmada-control-plane": {
+		{"propagation", both},
+		{"rotation", both},
+		{"late-secret", patchedOnly},
+		{"repeated-rotation", patchedOnly},
+		{"repeated-restart", both},
+		{"two-members", both},
+		{"search", both},
+		{"metrics", both},
+		{"own-credential", both},
+	},
+	"worker-hub-failover": {
+		{"secondary unset: connects to the primary, never contacts the secondary", patchedOnly},
+		{"secondary unset: the same hub requests as pristine v1.6.4 (audit log)", patchedOnly},
+		{"failover: both hubs name hub-b; exit 0, restart, connect to hub-b", patchedOnly},
+		{"failover (pristine upstream): both hubs name hub-b", pristineOnly},
+		{"a claim naming an unconfigured endpoint is ignored", patchedOnly},
+		{"a hung secondary does not delay startup beyond the probe timeout", patchedOnly},
+		{"a flapping claim causes no restart", patchedOnly},
+		{"the Standby rejects the worker's credential: visible in metrics before any failover", patchedOnly},
+		{"hubs disagree: the fresher claim (hub-a) wins over a stale Standby copy", patchedOnly},
+	},
+	"worker-own-credential": {
+		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},
+		{"one transient 401 (token rotated under the worker) does not make it exit", patchedOnly},
+		{"an unknown OWN_CREDENTIAL_GUARD_ACTION stops the worker at startup with one line", patchedOnly},
+	},
+}
+
+var (
+	both         = []string{"patched", "pristine"}
+	patchedOnly  = []string{"patched"}
+	pristineOnly = []string{"pristine"}
+)
+
+// setupPrefix starts the row a suite records when its environment could not
+// be set up; it is a failure row, never a scenario of the catalogue.
+const setupPrefix = "setup:"
+
+// Catalogued reports whether the suite defines the scenario for the binary.
+// Suites outside the catalogue (a test's own) are not checked.
+func Catalogued(suite, name, binary string) bool {
+	planned, ok := Catalog[suite]
+	if !ok || strings.HasPrefix(name, setupPrefix) {
+		return true
+	}
+	for _, p := range planned {
+		if p.Name == name {
+			for _, b := range p.Binaries {
+				if b == binary {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// Suites are the catalogue's suites, sorted.
+func Suites() []string {
+	var names []string
+	for s := range Catalog {
+		names = append(names, s)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Missing lists "suite/name (binary)" for every catalogued scenario the
+// report holds no row of, in catalogue order.
+func (r Report) Missing() []string {
+	have := map[string]bool{}
+	for _, s := range r.Suites {
+		for _, sc := range s.Scenarios {
+			have[s.Suite+"\x00"+sc.Name+"\x00"+sc.Binary] = true
+		}
+	}
+	var missing []string
+	for _, suite := range Suites() {
+		for _, p := range Catalog[suite] {
+			for _, b := range p.Binaries {
+				if !have[suite+"\x00"+p.Name+"\x00"+b] {
+					missing = append(missing, fmt.Sprintf("%s/%s (%s)", suite, p.Name, b))
+				}
+			}
+		}
+	}
+	return missing
+}
