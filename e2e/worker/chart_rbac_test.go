@@ -105,12 +105,14 @@ func testChartRBAC(t *testing.T, env *environment, bin workerBinary) {
 	rendered, err := renderWorkerChart(ctx, env.root, bin.Pristine, filepath.Join(env.dir, "chart-"+kind(bin)))
 	sc.Check(err)
 	cluster, auditLog, err := env.startChartCluster(ctx, "chart-rbac-"+kind(bin), rendered)
+	if cluster != nil { // also when applying the chart failed: its processes run
+		t.Cleanup(func() {
+			if err := cluster.Stop(); err != nil {
+				t.Errorf("stopping %s: %v", cluster.Name(), err)
+			}
+		})
+	}
 	sc.Check(err)
-	t.Cleanup(func() {
-		if err := cluster.Stop(); err != nil {
-			t.Errorf("stopping %s: %v", cluster.Name(), err)
-		}
-	})
 	kubeconfig, err := env.chartCredential(ctx, cluster)
 	sc.Check(err)
 
