@@ -49,7 +49,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for _, s := range []string{suiteFailover, suiteOwnCredential} {
+	for _, s := range []string{suiteFailover, suiteOwnCredential, suiteChartRBAC} {
 		recorders.bySuite[s] = e2ereport.NewRecorder(root, s)
 	}
 	code := m.Run()

@@ -28,6 +28,7 @@ func TestEnsureRealTools(t *testing.T) {
 		// Installed as its own main module: the version comes from its
 		// build information (Tool.Install).
 		{Govulncheck, []string{"-version"}, "Scanner: govulncheck@v1.9.0"},
+		{ControllerGen, []string{"--version"}, "Version: v0.17.3"},
 	} {
 		t.Run(tc.tool.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
