@@ -22,3 +22,16 @@ func TestDecodeClaimNamesWhatIsNotAnObject(t *testing.T) {
 		}
 	}
 }
+
+// The limits are inclusive: a value of exactly the limit is accepted, one
+// byte more is refused.
+func TestBoundedStringLimitIsInclusive(t *testing.T) {
+	const max = 16
+	exact := strings.Repeat("a", max)
+	if s, err := boundedString([]byte(`"`+exact+`"`), "endpoint", max); err != nil || s != exact {
+		t.Errorf("value of exactly %d bytes: %q, %v; want it accepted", max, s, err)
+	}
+	if _, err := boundedString([]byte(`"`+exact+`a"`), "endpoint", max); err == nil {
+		t.Errorf("value of %d bytes accepted with a %d-byte limit", max+1, max)
+	}
+}
