@@ -75,6 +75,22 @@ test: verify lint-workflows unit compat upstream-test e2e charts-test ## Every t
 bench: ## Benchmarks: per-request cost of the member token transport against client-go's paths.
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./pkg/membercred/
 
+# Mutation testing (hack/mutate.sh, go-gremlins/gremlins from .cache/tools):
+# every package under pkg/ and the gate packages the release trusts, one
+# gremlins run each. Select some with PKGS_MUTATE=./pkg/hubfollow/ (folders,
+# space-separated); results and surviving mutants in _output/reports/mutate/.
+PKGS_MUTATE ?= $(sort $(wildcard pkg/*/)) ./internal/treetest/ ./internal/release/ ./internal/e2ereport/ ./internal/patchset/ ./internal/vulnreport/
+# One mutant at a time by default: each is a go build plus its package's tests.
+MUTATE_WORKERS ?= 1
+MUTATE_TIMEOUT_COEFFICIENT ?= 10
+
+.PHONY: mutate
+mutate: ## Mutation testing (gremlins) of pkg/ and the gate packages, not part of test: make mutate [PKGS_MUTATE=./pkg/hubfollow/]; see docs/testing.md.
+	@gremlins="$$($(HOLDFAST) tools path gremlins)"; \
+	echo "hack/mutate.sh $(PKGS_MUTATE)"; \
+	GREMLINS="$$gremlins" WORKERS=$(MUTATE_WORKERS) TIMEOUT_COEFFICIENT=$(MUTATE_TIMEOUT_COEFFICIENT) \
+	  OUTPUT_DIR=$(OUTPUT_DIR) hack/mutate.sh $(PKGS_MUTATE)
+
 FUZZTIME ?= 30s
 .PHONY: fuzz
 fuzz: ## Run every fuzz target for FUZZTIME each (default 30s); new failures land in testdata/fuzz.

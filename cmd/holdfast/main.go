@@ -92,7 +92,7 @@ const usage = `usage:
   holdfast tools   key                                   the cache key of .cache/tools (tool definitions + Go version)
   holdfast tools   path NAME                             build a tool into .cache/tools once; print its path
                                                          (etcd, kube-apiserver, helm, actionlint,
-                                                         govulncheck, vulndb-indexdb, cosign)
+                                                         govulncheck, vulndb-indexdb, cosign, controller-gen, gremlins)
   holdfast version | --version                           print what holdfast was built from
   holdfast help [COMMAND [SUBCOMMAND]]                   a command's usage and flags (or: holdfast COMMAND --help)
 common flags: --root DIR (holdfast repository, default ".")

@@ -1,7 +1,7 @@
 // Package toolcache builds the real programs the end-to-end suites, the
-// chart tests, `make lint-workflows` and `holdfast vulns` run (etcd,
-// kube-apiserver, helm, actionlint, govulncheck, the vulndb indexer, and
-// whatever else a suite adds) from their Go modules, once,
+// chart tests, `make lint-workflows`, `make mutate` and `holdfast vulns` run
+// (etcd, kube-apiserver, helm, actionlint, govulncheck, the vulndb indexer,
+// gremlins, and whatever else a suite adds) from their Go modules, once,
 // and caches the binaries by version under
 // <repository>/.cache/tools/<name>-<version>.
 //

@@ -29,6 +29,8 @@ func TestEnsureRealTools(t *testing.T) {
 		// build information (Tool.Install).
 		{Govulncheck, []string{"-version"}, "Scanner: govulncheck@v1.9.0"},
 		{ControllerGen, []string{"--version"}, "Version: v0.17.3"},
+		// Wrapper-built: the version is the -X the definition sets.
+		{Gremlins, []string{"--version"}, "gremlins version v0.6.0"},
 	} {
 		t.Run(tc.tool.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
