@@ -239,7 +239,7 @@ func TestAssembleWritesAVerifiableRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "v1.18.2-holdfast.4 binaries (static, " + runtime.GOOS + "/" + runtime.GOARCH + ")"; !strings.Contains(string(notes), want) {
+	if want := "v1.18.2-holdfast.5 binaries (static, " + runtime.GOOS + "/" + runtime.GOARCH + ")"; !strings.Contains(string(notes), want) {
 		t.Errorf("notes do not describe the binaries as %q:\n%s", want, notes)
 	}
 	if _, err := Assemble(context.Background(), f.opts); !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "already exists") {
