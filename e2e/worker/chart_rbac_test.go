@@ -85,7 +85,7 @@ func TestWorkerChartRBAC(t *testing.T) {
 	t.Run("pristine", func(t *testing.T) {
 		bin, err := findWorkerBinary(env.root, true)
 		if err != nil {
-			sc := beginScenario(t, suiteChartRBAC, "chart RBAC (pristine upstream role.yaml)", workerBinary{Pristine: true})
+			sc := beginScenario(t, suiteChartRBAC, "chart RBAC (pristine upstream role.yaml): 403s, caches never sync", workerBinary{Pristine: true})
 			sc.Fatalf("the pristine row is the gate's evidence that the fix is still needed: %v", err)
 		}
 		testChartRBAC(t, env, bin)

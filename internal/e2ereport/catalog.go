@@ -42,6 +42,10 @@ var Catalog = map[string][]Planned{
 		{"the Standby rejects the worker's credential: visible in metrics before any failover", patchedOnly},
 		{"hubs disagree: the fresher claim (hub-a) wins over a stale Standby copy", patchedOnly},
 	},
+	"worker-chart-rbac": {
+		{"chart RBAC: caches sync, no 403 on the worker cluster or hub-a", patchedOnly},
+		{"chart RBAC (pristine upstream role.yaml): 403s, caches never sync", pristineOnly},
+	},
 	"worker-own-credential": {
 		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},
 		{"one transient 401 (token rotated under the worker) does not make it exit", patchedOnly},
