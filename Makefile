@@ -119,6 +119,12 @@ binaries: ## Patched binaries with provenance for every upstream's default pin, 
 # Go test flags for the suites; E2E_RUN selects scenarios (go test -run).
 E2E_TIMEOUT ?= 40m
 E2E_RUN ?=
+# How many e2e packages run at once. The suites mostly wait on real
+# conditions (token caches, negative windows, process exits) while the
+# tool-building packages (cosign for signing) compile: four at a time
+# overlaps the waits with the compiles instead of queueing a waiting suite
+# behind a compiling one on 2 cores. go test's default is GOMAXPROCS.
+E2E_PARALLEL ?= 4
 # e2e-report's flags; `make test` sets --strict (see test).
 E2E_REPORT_FLAGS ?=
 # The suites, and the packages under internal/ whose e2e-tagged tests (the
@@ -140,7 +146,7 @@ e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-c
 .PHONY: e2e
 e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (Karmada on a real control plane: propagation, rotation, search, metrics, two members, own credential; worker hub failover and own credential); report in _output/reports/e2e.md|json.
 	$(if $(E2E_RUN),,rm -f $(OUTPUT_DIR)/reports/e2e/*.json)
-	rc=0; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_PKGS) || rc=$$?; \
+	rc=0; $(GO) test -tags e2e -count=1 -p $(E2E_PARALLEL) -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report $(E2E_REPORT_FLAGS) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
 
 # --- vulnerabilities (internal/vulnreport) ----------------------------------
