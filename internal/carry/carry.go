@@ -80,6 +80,19 @@ func (rw Rewriter) Rewrite(name string, src []byte) ([]byte, error) {
 	return format.Source(out)
 }
 
+// HostOnlySuffix ends the name of a library test file that stays in
+// holdfast's module: a test that needs a module not every upstream's go.sum
+// has (client-go's SPDY round tripper pulls in github.com/moby/spdystream,
+// which worker-operator v1.6.4 lacks), but also needs the library's
+// unexported internals, so it cannot move to a package of its own as
+// internal/membercredcheck's tests did. It runs in `make unit` and, against
+// every upstream's dependency versions, in `make compat`; Libs leaves it out
+// of the trees.
+const HostOnlySuffix = "_hostonly_test.go"
+
+// IsHostOnly reports whether the library file rel stays out of the trees.
+func IsHostOnly(rel string) bool { return strings.HasSuffix(rel, HostOnlySuffix) }
+
 // Libs copies each library root/pkg/<lib> into tree/third_party/holdfast/<lib>
 // with imports rewritten, and returns the tree-relative paths it wrote.
 func Libs(tree, root string, rw Rewriter) ([]string, error) {
@@ -97,7 +110,7 @@ func Libs(tree, root string, rw Rewriter) ([]string, error) {
 		if _, err := os.Stat(dst); err == nil {
 			return nil, fmt.Errorf("carry %s: %s already exists in the upstream tree", lib, path.Join(LibsDir, lib))
 		}
-		files, err = fscopy.Tree(dst, src, fscopy.Options{Transform: func(rel string, data []byte) ([]byte, error) {
+		files, err = fscopy.Tree(dst, src, fscopy.Options{Skip: IsHostOnly, Transform: func(rel string, data []byte) ([]byte, error) {
 			if !strings.HasSuffix(rel, ".go") {
 				return data, nil
 			}

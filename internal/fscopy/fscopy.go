@@ -20,6 +20,9 @@ type Options struct {
 	// Transform, if set, rewrites each file's content; rel is the
 	// slash-separated path below the source root.
 	Transform func(rel string, data []byte) ([]byte, error)
+	// Skip, if set, leaves out each file for which it returns true; rel is
+	// the slash-separated path below the source root.
+	Skip func(rel string) bool
 }
 
 // Tree copies every regular file below src to the same relative path below
@@ -41,6 +44,9 @@ func Tree(dst, src string, opts Options) ([]string, error) {
 			return os.MkdirAll(target, 0o755)
 		case !d.Type().IsRegular():
 			return fmt.Errorf("%s: not a regular file (%s); only files and folders are copied", path, d.Type())
+		}
+		if opts.Skip != nil && opts.Skip(filepath.ToSlash(rel)) {
+			return nil
 		}
 		info, err := d.Info()
 		if err != nil {
