@@ -100,6 +100,16 @@ func TestMakeTestIsStrict(t *testing.T) {
 	reportLine := func(target string) string {
 		cmd := exec.Command(mk, "-n", target)
 		cmd.Dir = filepath.Join("..", "..", "..")
+		// What the Makefile says, not what an enclosing make was told: a
+		// `make e2e E2E_REPORT_FLAGS=--strict` reaches a child make through
+		// MAKEFLAGS.
+		for _, kv := range os.Environ() {
+			switch k, _, _ := strings.Cut(kv, "="); k {
+			case "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "E2E_REPORT_FLAGS":
+			default:
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
 		out, err := cmd.Output()
 		if err != nil {
 			t.Fatalf("make -n %s: %v", target, err)
