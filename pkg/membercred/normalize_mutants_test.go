@@ -19,3 +19,13 @@ func TestNormalizeTokenVisibleASCIIBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactTokenKeysLooksPastProse: a token key that reads as prose
+// ("token: expired") is left as it is, and a real entry after it is still
+// redacted.
+func TestRedactTokenKeysLooksPastProse(t *testing.T) {
+	got := redactTokenKeys("token: expired; retried with token:abc123")
+	if want := "token: expired; retried with token:" + redacted; got != want {
+		t.Errorf("redactTokenKeys = %q, want %q", got, want)
+	}
+}
