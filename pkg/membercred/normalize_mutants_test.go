@@ -1,6 +1,9 @@
 package membercred
 
-import "testing"
+import (
+	"encoding/base64"
+	"testing"
+)
 
 // TestNormalizeTokenVisibleASCIIBounds: '!' (0x21) and '~' (0x7e), the
 // ends of visible ASCII, are token characters; space and DEL just outside
@@ -86,5 +89,15 @@ func TestRedactTokenKeysQuotedTwice(t *testing.T) {
 		if got := redactTokenKeys(tc.text); got != tc.want {
 			t.Errorf("redactTokenKeys(%q) = %q, want %q", tc.text, got, tc.want)
 		}
+	}
+}
+
+// TestRedactEncodedTokenKeysWithAStrayLastCharacter: an encoded object with
+// a token key is found when one character of the text around it runs into
+// its end.
+func TestRedactEncodedTokenKeysWithAStrayLastCharacter(t *testing.T) {
+	enc := base64.RawStdEncoding.EncodeToString([]byte(`{"token":"abc"}`)) // 20 characters
+	if got, want := redactEncodedTokenKeys("data "+enc+"x end"), "data "+redacted+" end"; got != want {
+		t.Errorf("redactEncodedTokenKeys = %q, want %q", got, want)
 	}
 }
