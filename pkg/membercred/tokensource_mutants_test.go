@@ -32,3 +32,18 @@ func TestUnauthorizedOfAReplacedTokenReadsNothing(t *testing.T) {
 		t.Errorf("401 of the replaced token read the Secret %d times, want 0", n)
 	}
 }
+
+// TestExpiredReadOfAFreshTokenReadsNothing: a request that saw the cached
+// token expire asks for a read; when another read has refreshed it
+// meanwhile, the token is fresh and nothing is read.
+func TestExpiredReadOfAFreshTokenReadsNothing(t *testing.T) {
+	st := storeWithToken("tok")
+	src, _, _ := newSource(t, st, "tok", nil)
+	if read := src.startRead(readExpired); read != nil {
+		t.Errorf("startRead(readExpired) with a fresh token = %v, want nil", read)
+	}
+	waitFor(t, "any read to settle", func() bool { return settled(src) })
+	if n := st.calls.Load(); n != 0 {
+		t.Errorf("the Secret was read %d times for a fresh token, want 0", n)
+	}
+}
