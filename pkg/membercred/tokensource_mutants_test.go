@@ -1,6 +1,7 @@
 package membercred
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -37,13 +38,49 @@ func TestUnauthorizedOfAReplacedTokenReadsNothing(t *testing.T) {
 // token expire asks for a read; when another read has refreshed it
 // meanwhile, the token is fresh and nothing is read.
 func TestExpiredReadOfAFreshTokenReadsNothing(t *testing.T) {
-	st := storeWithToken("tok")
-	src, _, _ := newSource(t, st, "tok", nil)
+	st := storeWithToken("cached-token-1")
+	src, _, _ := newSource(t, st, "cached-token-1", nil)
 	if read := src.startRead(readExpired); read != nil {
 		t.Errorf("startRead(readExpired) with a fresh token = %v, want nil", read)
 	}
 	waitFor(t, "any read to settle", func() bool { return settled(src) })
 	if n := st.calls.Load(); n != 0 {
 		t.Errorf("the Secret was read %d times for a fresh token, want 0", n)
+	}
+}
+
+// TestAdoptTheCachedTokenReadsNothing: a later caller that read the token
+// already cached starts no read of the Secret.
+func TestAdoptTheCachedTokenReadsNothing(t *testing.T) {
+	st := storeWithToken("cached-token-1")
+	src, _, _ := newSource(t, st, "cached-token-1", nil)
+	src.adopt(st.get, "cached-token-1")
+	waitFor(t, "any read to settle", func() bool { return settled(src) })
+	if n := st.calls.Load(); n != 0 {
+		t.Errorf("adopting the cached token read the Secret %d times, want 0", n)
+	}
+}
+
+// TestFailedReadSaysWhetherATokenIsKept: a read that finds no usable token
+// says the last good token stays in use when there is one, and that
+// requests fail when there is none.
+func TestFailedReadSaysWhetherATokenIsKept(t *testing.T) {
+	const kept, failing = "keeping the last good token", "requests to the member fail until it is fixed"
+
+	st := storeWithToken("")
+	src, _, logs := newSource(t, st, "cached-token-1", nil)
+	src.adopt(st.get, "other-token") // a token other than the cached one starts a read
+	waitFor(t, "the read to settle", func() bool { return st.calls.Load() == 1 && settled(src) })
+	if len(logs.containing(kept)) != 1 || len(logs.containing(failing)) != 0 {
+		t.Errorf("with a cached token: logs %q, want one line saying %q", logs.all(), kept)
+	}
+
+	st = storeWithToken("")
+	src, _, logs = newSource(t, st, "", nil)
+	if _, err := src.token(context.Background()); err == nil {
+		t.Fatal("token() with an empty Secret and nothing cached: no error")
+	}
+	if len(logs.containing(failing)) != 1 || len(logs.containing(kept)) != 0 {
+		t.Errorf("with no token: logs %q, want one line saying %q", logs.all(), failing)
 	}
 }
