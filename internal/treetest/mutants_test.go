@@ -214,7 +214,7 @@ func TestClaimsFixSupportingOnlyItself(t *testing.T) {
 }
 
 // TestNewPlanTouchesGoPackagesOnly: a patch's non-Go files and deleted
-// files add no package to test; the regression test folder may hold other
+// files add no package to test, and the Go files after them still do; the regression test folder may hold other
 // files, and a folder named like a test file is walked, not parsed; the go
 // command's rules say which functions are tests.
 func TestNewPlanTouchesGoPackagesOnly(t *testing.T) {
@@ -222,7 +222,8 @@ func TestNewPlanTouchesGoPackagesOnly(t *testing.T) {
 		"---\n"+
 		"diff --git a/pkg/a/a.go b/pkg/a/a.go\n--- a/pkg/a/a.go\n+++ b/pkg/a/a.go\n@@ -1 +1 @@\n-a\n+b\n"+
 		"diff --git a/deploy/c.yaml b/deploy/c.yaml\n--- a/deploy/c.yaml\n+++ b/deploy/c.yaml\n@@ -1 +1 @@\n-a\n+b\n"+
-		"diff --git a/pkg/old/d.go b/pkg/old/d.go\ndeleted file mode 100644\n--- a/pkg/old/d.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n"))
+		"diff --git a/pkg/old/d.go b/pkg/old/d.go\ndeleted file mode 100644\n--- a/pkg/old/d.go\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n"+
+		"diff --git a/pkg/b/b.go b/pkg/b/b.go\n--- a/pkg/b/b.go\n+++ b/pkg/b/b.go\n@@ -1 +1 @@\n-a\n+b\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +246,7 @@ func TestNewPlanTouchesGoPackagesOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Plan{
-		Touched:            []string{"./pkg/a"},
+		Touched:            []string{"./pkg/a", "./pkg/b"},
 		RegressionPackages: []string{"./pkg/a", "./pkg/odd_test.go"},
 		RegressionTests:    []string{"Test", "Test1", "TestB", "Test_x"},
 	}
