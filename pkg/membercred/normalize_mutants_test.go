@@ -33,13 +33,15 @@ func TestRedactTokenKeysLooksPastProse(t *testing.T) {
 	}
 }
 
-// TestRedactTokenKeysAtTheEnd: a token key that ends the text has no value
-// to redact, and one followed by backslashes only has them as its value;
+// TestRedactTokenKeysAtTheEnd: a token key that ends the text, or is
+// followed by spaces only, has no value to redact, and one followed by
+// backslashes only has them as its value;
 // neither makes the scan read past the end.
 func TestRedactTokenKeysAtTheEnd(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"refused the token=", "refused the token="},
 		{"refused the token:", "refused the token:"},
+		{"refused the token:   ", "refused the token:   "},
 		{`refused the token:\\`, "refused the token:" + redacted},
 	} {
 		if got := redactTokenKeys(tc.text); got != tc.want {
