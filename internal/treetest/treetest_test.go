@@ -81,6 +81,10 @@ func TestCheck(t *testing.T) {
 	if r.Pristine != treetest.Red || r.Patched != treetest.Green || !r.UpstreamPass || !r.OK() {
 		t.Fatalf("result pristine %s patched %s upstream pass %v OK %v, failures %q", r.Pristine, r.Patched, r.UpstreamPass, r.OK(), r.Failures)
 	}
+	// A proven fix leaves nothing to report as a failure.
+	if len(r.Failures) != 0 {
+		t.Errorf("failures %q, want none", r.Failures)
+	}
 	if len(r.Fixes) != 1 || r.Fixes[0].Fix != "fresh-token" || len(r.Fixes[0].Tests) != 1 ||
 		r.Fixes[0].Tests[0] != (treetest.TestResult{Name: "TestTokenIsFresh", Pristine: treetest.Red, Patched: treetest.Green}) {
 		t.Errorf("per-fix result %+v", r.Fixes)
