@@ -262,21 +262,32 @@ func redactEncodedTokenKeys(text string) string {
 	})
 }
 
-// encodesTokenKey reports whether run, or run less up to three leading
-// characters (the text around an encoding may run into it), decodes to text
-// with a token key, in either alphabet. Decoding without padding, after
-// dropping a last character that cannot end an encoding, also covers an
-// encoding followed by stray characters.
+// encodesTokenKey reports whether run, or a part of it, is the base64 of text
+// with a token key, in either alphabet. base64Run joins both alphabets, so a
+// standard encoding (which may hold '+' or '/') can sit in one run behind
+// stray characters of the URL alphabet ('-', '_': "key_eyJ0b2..."), or the
+// other way round; so each alphabet is tried on every stretch of the run
+// free of the other alphabet's characters. Within a stretch, skipping up to
+// three leading characters covers every alignment of an encoding behind
+// stray characters of its own alphabet (they decode as leading garbage), and
+// decoding without padding, after dropping a last character that cannot end
+// an encoding, covers stray characters after it. Linear in the run: each
+// stretch is decoded at most four times per alphabet.
 func encodesTokenKey(run string) bool {
 	body := strings.TrimRight(run, "=")
-	for skip := 0; skip < 4 && skip < len(body); skip++ {
-		b := body[skip:]
-		if len(b)%4 == 1 {
-			b = b[:len(b)-1]
-		}
-		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-			if decoded, err := enc.DecodeString(b); err == nil && tokenKey.MatchString(string(decoded)) {
-				return true
+	for _, alphabet := range []struct {
+		enc     *base64.Encoding
+		foreign string
+	}{{base64.RawStdEncoding, "-_"}, {base64.RawURLEncoding, "+/"}} {
+		for _, stretch := range strings.FieldsFunc(body, func(r rune) bool { return strings.ContainsRune(alphabet.foreign, r) }) {
+			for skip := 0; skip < 4 && skip < len(stretch); skip++ {
+				b := stretch[skip:]
+				if len(b)%4 == 1 {
+					b = b[:len(b)-1]
+				}
+				if decoded, err := alphabet.enc.DecodeString(b); err == nil && tokenKey.MatchString(string(decoded)) {
+					return true
+				}
 			}
 		}
 	}
