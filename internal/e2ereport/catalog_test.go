@@ -110,6 +110,13 @@ func TestCatalogMatchesTheSuites(t *testing.T) {
 			}
 		}
 	}
+	for suite, planned := range OptIn {
+		for _, p := range planned {
+			for _, b := range p.Binaries {
+				catalogued[suite+"\x00"+p.Name+"\x00"+b] = true
+			}
+		}
+	}
 	var extra []string
 	for key := range found {
 		parts := strings.Split(key, "\x00")
