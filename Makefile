@@ -144,7 +144,7 @@ e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-c
 	$(HOLDFAST) build --upstream workeroperator --pristine
 
 .PHONY: e2e
-e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (Karmada on a real control plane: propagation, rotation, search, metrics, two members, own credential; worker hub failover and own credential); report in _output/reports/e2e.md|json.
+e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (Karmada on a real control plane: propagation, rotation, search, metrics, two members, own credential; worker hub failover, own credential and chart RBAC); report in _output/reports/e2e.md|json.
 	$(if $(E2E_RUN),,rm -f $(OUTPUT_DIR)/reports/e2e/*.json)
 	rc=0; $(GO) test -tags e2e -count=1 -p $(E2E_PARALLEL) -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report $(E2E_REPORT_FLAGS) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
