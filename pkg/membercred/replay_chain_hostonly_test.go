@@ -226,18 +226,26 @@ func TestUpgradeIsSentAtMostOnceThroughEveryClusterChain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			conn, _, err := spdy.Negotiate(upgrader, &http.Client{Transport: rt}, req, "v5.channel.k8s.io")
-			if err == nil {
-				conn.Close()
-				t.Fatal("the upgrade succeeded, want it refused with the revoked token")
-			}
-			if n := srv.upgrades.Load(); n != 1 {
-				t.Errorf("server saw the upgrade %d times (tokens %q), want exactly once", n, srv.seen())
-			}
-			if n := srv.conns.Load(); n != 1 {
-				t.Errorf("server accepted %d connections for one upgrade, want 1: the SPDY round tripper keeps only the last, any other is left open", n)
-			}
+			upgradeOnce(t, srv, upgrader, rt, req)
 		})
+	}
+}
+
+// upgradeOnce sends req as an SPDY exec upgrade through rt (the chain above
+// client-go's upgrader) and checks that the refused upgrade reached srv once,
+// over one connection: the SPDY round tripper keeps only the last
+// connection, so any other would be left open.
+func upgradeOnce(t *testing.T, srv *chainServer, upgrader spdy.Upgrader, rt http.RoundTripper, req *http.Request) {
+	t.Helper()
+	if conn, _, err := spdy.Negotiate(upgrader, &http.Client{Transport: rt}, req, "v5.channel.k8s.io"); err == nil {
+		conn.Close()
+		t.Fatal("the upgrade succeeded, want it refused with the rotated-out token")
+	}
+	if n := srv.upgrades.Load(); n != 1 {
+		t.Errorf("server saw the upgrade %d times (tokens %q), want exactly once", n, srv.seen())
+	}
+	if n := srv.conns.Load(); n != 1 {
+		t.Errorf("server accepted %d connections for one upgrade, want 1: the SPDY round tripper keeps only the last, any other is left open", n)
 	}
 }
 
