@@ -1,6 +1,7 @@
 package treetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -294,34 +295,39 @@ func WriteText(w io.Writer, results []*Result) error {
 
 // WriteMarkdown renders the same report as a Markdown table.
 func WriteMarkdown(w io.Writer, results []*Result) error {
-	fmt.Fprintf(w, "# holdfast test report\n\n")
-	fmt.Fprintf(w, "| upstream | version | holdfast version | regression on pristine | regression on patched | upstream tests | result |\n")
-	fmt.Fprintf(w, "|---|---|---|---|---|---|---|\n")
+	// Rendered whole, then written once, so that the one write's error (a
+	// full disk) reaches SaveReports, which must not rename a truncated file
+	// over a good report.
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# holdfast test report\n\n")
+	fmt.Fprintf(&b, "| upstream | version | holdfast version | regression on pristine | regression on patched | upstream tests | result |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		upstream := "PASS"
 		if !r.UpstreamPass {
 			upstream = "FAIL"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Upstream, r.Version, r.HoldfastVersion,
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.Upstream, r.Version, r.HoldfastVersion,
 			r.Pristine.describe(Red), r.Patched.describe(Green), upstream, strings.ReplaceAll(r.Verdict(), "|", "/"))
 	}
 	for _, r := range results {
-		fmt.Fprintf(w, "\n## %s %s\n\n- series hash: `%s`\n- packages tested on patched: `%s` (%s)\n- regression tests: `%s` (pristine run %s)\n",
+		fmt.Fprintf(&b, "\n## %s %s\n\n- series hash: `%s`\n- packages tested on patched: `%s` (%s)\n- regression tests: `%s` (pristine run %s)\n",
 			r.Upstream, r.Version, r.SeriesHash, strings.Join(r.Plan.Patched(), " "), r.PatchedTime, strings.Join(r.regressionTests(), " "), r.PristineTime)
 		if lines := r.fixLines(); len(lines) > 0 {
-			fmt.Fprintf(w, "\n")
+			fmt.Fprintf(&b, "\n")
 			for _, line := range lines {
-				fmt.Fprintf(w, "- %s\n", line)
+				fmt.Fprintf(&b, "- %s\n", line)
 			}
 		}
 		for _, p := range r.Problems {
-			fmt.Fprintf(w, "- problem: %s\n", p)
+			fmt.Fprintf(&b, "- problem: %s\n", p)
 		}
 		if len(r.Failures) > 0 {
-			fmt.Fprintf(w, "\n```\n%s\n```\n", strings.Join(r.Failures, "\n"))
+			fmt.Fprintf(&b, "\n```\n%s\n```\n", strings.Join(r.Failures, "\n"))
 		}
 	}
-	return nil
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // WriteJSON renders the results as JSON for tools.
