@@ -20,7 +20,7 @@ type Entry struct {
 	Ref  string
 	Kind Kind
 	// From says what the stand-in is made of; Differs how it differs
-	// from the image it replaces (docs/node.md's table).
+	// from the image it replaces (docs/node-images.md).
 	From, Differs string
 }
 

@@ -15,7 +15,7 @@
 //     rollback.
 //
 // Catalogue lists each with what it is made of and how it differs from
-// the image it replaces (docs/node.md has the same table).
+// the image it replaces (docs/node-images.md has the same table).
 //
 // What they are made of: the tool cache's programs (internal/toolcache:
 // etcd, kube-apiserver, kube-controller-manager and kubectl from the same
