@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,11 +26,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 
 	"github.com/holdfast-dist/holdfast/internal/charts"
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/fscopy"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
@@ -560,4 +563,98 @@ func TestCfsslStandInRunsThePreInstallScript(t *testing.T) {
 	if leaf.Subject.CommonName != "system:admin" || !slices.Contains(leaf.Subject.Organization, "system:masters") {
 		t.Errorf("karmada.crt subject %s, want system:admin in system:masters", leaf.Subject)
 	}
+}
+
+// TestKubectlStandInRunsTheWaitScript runs the `wait` init container's
+// script, as rendered, in the kubectl stand-in's root filesystem as its
+// user (1001, group 0, HOME=/ as a runtime sets it without a passwd
+// entry) against a real kube-apiserver: it keeps waiting while the
+// karmada-version ConfigMap is missing and finishes once it names the
+// chart's version.
+func TestKubectlStandInRunsTheWaitScript(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chroot needs root; the node suite runs the pods for real")
+	}
+	f := setup(t)
+	imgs := built(t)
+	var script string
+	for _, c := range f.render(t, f.karmada.Path) {
+		if c.where == "Deployment/rel-scheduler init wait" {
+			script = c.Command[2]
+		}
+	}
+	if script == "" {
+		t.Fatal("the chart renders no wait init container on rel-scheduler")
+	}
+	cluster := controlplane.StartForTest(t, controlplane.Options{Name: "karmada-host"})
+	rootfs := filepath.Join(t.TempDir(), "rootfs")
+	unpack(t, imgs[RefKubectl].Layout, rootfs)
+	kubeconfig, err := os.ReadFile(cluster.AdminKubeconfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A Secret volume's default mode: readable by the image's user.
+	if err := os.WriteFile(filepath.Join(rootfs, "etc", "kubeconfig"), kubeconfig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fs := readLayout(t, imgs[RefKubectl].Layout)
+	uid, _ := strconv.Atoi(fs.config.User)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+	cmd.Env = append(append([]string(nil), fs.config.Env...), "HOME=/")
+	cmd.Dir = "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs, Credential: &syscall.Credential{Uid: uint32(uid), Gid: 0}}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	// Waiting: two rounds of "wait for ..." with the ConfigMap absent.
+	const waiting = "wait for karmada-static-resource-job finished"
+	for strings.Count(out.String(), waiting) < 2 {
+		select {
+		case err := <-done:
+			t.Fatalf("the wait script ended (%v) before the ConfigMap existed:\n%s", err, out.String())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	kube := cluster.Kubernetes()
+	if _, err := kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "karmada-system"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "karmada-version", Namespace: "karmada-system"},
+		Data:       map[string]string{"karmadaVersion": f.karmada.Pin.Version},
+	}
+	if _, err := kube.CoreV1().ConfigMaps("karmada-system").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the wait script failed once the ConfigMap existed: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "karmada-static-resource-job successfully completed") {
+		t.Errorf("the wait script ended without its success line:\n%s", out.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer a process writes while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -19,6 +19,7 @@ const (
 	binCoreDNS               = "coredns"
 	binHooktools             = "hooktools"
 	binBusybox               = "busybox"
+	binBash                  = "bash"
 	binWorkerOperator        = "worker-operator"
 )
 
@@ -29,8 +30,9 @@ type inputs struct {
 	bins map[string]string
 	// workerTree is the pristine worker-operator tree (files/, scripts/).
 	workerTree string
-	// busyboxFrom says where busybox came from (the .deb's name).
-	busyboxFrom string
+	// debFrom says where busybox and bash came from (the Debian
+	// package and version), by binary name.
+	debFrom map[string]string
 }
 
 // def is one image to build: its name and everything but the root
@@ -51,14 +53,12 @@ const (
 	// Bitnami's images install an application under /opt/bitnami/<app>
 	// and put its bin/ first on PATH.
 	bitnamiKubectlDir = "/opt/bitnami/kubectl/bin"
-	// bashShim makes `bash <<'EOF'` (every hook script) run busybox's
-	// ash, which has the [[ ]] and $( ) the scripts use.
-	bashShim = "#!/bin/sh\n# holdfast stand-in: the chart's scripts run `bash <<EOF`; busybox ash runs them.\nexec /bin/sh \"$@\"\n"
 )
 
 // cfsslApplets and kubectlApplets are the external commands the chart's
-// scripts run in each image (echo, [, [[, set, while are ash builtins);
-// each is a link to busybox in /bin, as busybox --install lays them.
+// scripts run in each image besides bash (echo, [, [[, set, while are
+// builtins); each is a link to busybox in /bin, as busybox --install lays
+// them.
 var (
 	cfsslApplets   = []string{"sh", "mkdir", "cp", "base64", "tr", "sed", "sleep"}
 	kubectlApplets = []string{"sh", "sed", "sleep"}
@@ -101,12 +101,13 @@ func defs(in inputs) ([]def, error) {
 		}}
 	}
 	busybox := func(applets []string) []image.File {
-		files := []image.File{exe("/bin/busybox", must(binBusybox)), {Name: "/bin/bash", Data: []byte(bashShim), Mode: 0o755}}
+		files := []image.File{exe("/bin/busybox", must(binBusybox)), exe("/bin/bash", must(binBash))}
 		for _, a := range applets {
 			files = append(files, image.File{Name: "/bin/" + a, Symlink: "busybox"})
 		}
 		return files
 	}
+	shellLayer := "busybox (" + in.debFrom[binBusybox] + ") with the applets the chart's scripts run, bash (" + in.debFrom[binBash] + ")"
 	worker := image.Specs["workeroperator"]
 	workerPath := worker.BinaryPath(binWorkerOperator)
 	ds := []def{
@@ -124,7 +125,7 @@ func defs(in inputs) ([]def, error) {
 			// binaries copied to /usr/bin, ENTRYPOINT ["cfssl"], root.
 			Name: "cfssl", Env: env, Entrypoint: []string{"cfssl"}, WorkingDir: "/workdir",
 			Layers: []image.Layer{
-				{CreatedBy: "busybox-static (" + in.busyboxFrom + ") and its applets the chart's scripts run", Files: append(busybox(cfsslApplets), image.File{Name: "/workdir", Dir: true, Mode: 0o755})},
+				{CreatedBy: shellLayer, Files: append(busybox(cfsslApplets), image.File{Name: "/workdir", Dir: true, Mode: 0o755})},
 				{CreatedBy: "cfssl, cfssljson " + cfsslVersion + " and the openssl/curl stand-ins (internal/standin/hooktools)", Files: []image.File{
 					exe("/usr/bin/cfssl", must(binCfssl)),
 					exe("/usr/bin/cfssljson", must(binCfssljson)),
@@ -140,7 +141,7 @@ func defs(in inputs) ([]def, error) {
 			Name: "kubectl", Entrypoint: []string{"kubectl"}, User: "1001",
 			Env: []string{"PATH=" + bitnamiKubectlDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
 			Layers: []image.Layer{
-				{CreatedBy: "busybox-static (" + in.busyboxFrom + ") and its applets the chart's scripts run", Files: append(busybox(kubectlApplets), image.File{Name: "/.kube", Dir: true, Mode: 0o775})},
+				{CreatedBy: shellLayer, Files: append(busybox(kubectlApplets), image.File{Name: "/.kube", Dir: true, Mode: 0o775})},
 				{CreatedBy: "kubectl v1.35.3 (tool cache)", Files: []image.File{exe(bitnamiKubectlDir+"/kubectl", must(binKubectl))}},
 			},
 		}},

@@ -21,7 +21,8 @@
 // etcd, kube-apiserver, kube-controller-manager and kubectl from the same
 // k8s.io/kubernetes wrapper, cfssl, coredns), the pristine trees' binaries
 // (internal/treebin, from the trees internal/pipeline makes), Debian's
-// busybox-static for the hook scripts' shell and utilities, and
+// busybox-static and bash-static for the hook scripts' shells and
+// utilities, and
 // hooktools, holdfast's stand-in for the two commands of the cfssl image
 // busybox lacks (openssl req, curl). Each image follows its upstream's
 // layout: binary path, entrypoint, user and working directory, read from

@@ -30,7 +30,7 @@ var Tools = map[string]toolcache.Tool{
 // gather finds or builds every input: tool-cache programs, the pristine
 // trees' binaries (internal/treebin), the hook tools and busybox.
 func gather(ctx context.Context, o Options) (inputs, error) {
-	in := inputs{bins: map[string]string{}, busyboxFrom: "given"}
+	in := inputs{bins: map[string]string{}, debFrom: map[string]string{binBusybox: "given", binBash: "given"}}
 	have := func(name string) bool {
 		if p := o.Binaries[name]; p != "" {
 			in.bins[name] = p
@@ -100,8 +100,11 @@ func gather(ctx context.Context, o Options) (inputs, error) {
 			return inputs{}, err
 		}
 	}
-	if !have(binBusybox) {
-		if in.bins[binBusybox], in.busyboxFrom, err = busybox(ctx, o); err != nil {
+	for name, d := range map[string]debStatic{binBusybox: debBusybox, binBash: debBash} {
+		if have(name) {
+			continue
+		}
+		if in.bins[name], in.debFrom[name], err = d.fetch(ctx, o); err != nil {
 			return inputs{}, err
 		}
 	}

@@ -51,10 +51,10 @@ var contracts = map[string]contract{
 func fakeInputs(t *testing.T) inputs {
 	t.Helper()
 	dir := t.TempDir()
-	in := inputs{bins: map[string]string{}, busyboxFrom: "busybox-static_test", workerTree: filepath.Join(dir, "tree")}
+	in := inputs{bins: map[string]string{}, debFrom: map[string]string{binBusybox: "busybox-static_test", binBash: "bash-static_test"}, workerTree: filepath.Join(dir, "tree")}
 	for _, name := range []string{
 		binEtcd, binKubeAPIServer, binKubeControllerManager, binKubectl, binCfssl, binCfssljson, binCoreDNS,
-		binHooktools, binBusybox, binWorkerOperator,
+		binHooktools, binBusybox, binBash, binWorkerOperator,
 		"karmada-aggregated-apiserver", "karmada-scheduler", "karmada-webhook",
 		"karmada-controller-manager", "karmada-search", "karmada-metrics-adapter",
 	} {
@@ -143,6 +143,17 @@ func TestLayoutsHoldWhatTheChartsRun(t *testing.T) {
 				t.Errorf("config labels %v lack %s", fs.config.Labels, AnnotationStandIn)
 			}
 		})
+	}
+	// The hook images' bash is bash, not busybox ash (whose [[ ]] is
+	// test(1) and ends the wait scripts' loops at once), and sh is busybox.
+	for _, ref := range []string{RefCfssl, RefKubectl} {
+		fs := readLayout(t, imgs[ref].Layout)
+		for cmd, want := range map[string]string{"bash": "fake " + binBash, "sh": "fake " + binBusybox} {
+			p, _ := fs.lookPath(cmd)
+			if _, real, _ := fs.resolve(p); string(fs.small[real]) != want {
+				t.Errorf("%s: %s is %q, want %q", ref, cmd, fs.small[real], want)
+			}
+		}
 	}
 	// Upstream's worker image carries its tree's files and points at them.
 	fs := readLayout(t, imgs[RefPristineWorkerOperator].Layout)
