@@ -9,7 +9,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -657,4 +659,69 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestCfsslStandInRunsTheEtcdWait runs karmada-apiserver's `wait` init
+// container script, as rendered, in the cfssl stand-in: it retries while
+// etcd's Service address refuses connections and ends once it accepts
+// them (the Service environment a pod gets names the address).
+func TestCfsslStandInRunsTheEtcdWait(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chroot needs root; the node suite runs the pods for real")
+	}
+	f := setup(t)
+	imgs := built(t)
+	var script string
+	for _, c := range f.render(t, f.karmada.Path) {
+		if c.where == "Deployment/rel-apiserver init wait" {
+			script = c.Command[2]
+		}
+	}
+	if script == "" {
+		t.Fatal("the chart renders no wait init container on rel-apiserver")
+	}
+	rootfs := filepath.Join(t.TempDir(), "rootfs")
+	unpack(t, imgs[RefCfssl].Layout, rootfs)
+	// A free port: nothing listens on it until the test does.
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := probe.Addr().(*net.TCPAddr)
+	probe.Close()
+
+	fs := readLayout(t, imgs[RefCfssl].Layout)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", script)
+	cmd.Env = append(append([]string(nil), fs.config.Env...),
+		"ETCD_CLIENT_SERVICE_HOST=127.0.0.1", fmt.Sprintf("ETCD_CLIENT_SERVICE_PORT=%d", addr.Port))
+	cmd.Dir = fs.config.WorkingDir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Chroot: rootfs}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	failed := "failed to connect to 127.0.0.1:" + strconv.Itoa(addr.Port)
+	for strings.Count(out.String(), failed) < 2 {
+		select {
+		case err := <-done:
+			t.Fatalf("the wait script ended (%v) before etcd's address accepted connections:\n%s", err, out.String())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	ln, err := net.Listen("tcp", addr.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("the wait script failed once etcd's address accepted connections: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "successfully connect to 127.0.0.1:"+strconv.Itoa(addr.Port)) {
+		t.Errorf("no success line:\n%s", out.String())
+	}
 }

@@ -100,7 +100,7 @@ func defs(in inputs) ([]def, error) {
 			Layers: one("COPY "+binary+" "+kubeBinDir+"/ (tool cache)", exe(kubeBinDir+"/"+binary, must(binary))),
 		}}
 	}
-	busybox := func(applets []string) []image.File {
+	shells := func(applets []string) []image.File {
 		files := []image.File{exe("/bin/busybox", must(binBusybox)), exe("/bin/bash", must(binBash))}
 		for _, a := range applets {
 			files = append(files, image.File{Name: "/bin/" + a, Symlink: "busybox"})
@@ -125,7 +125,7 @@ func defs(in inputs) ([]def, error) {
 			// binaries copied to /usr/bin, ENTRYPOINT ["cfssl"], root.
 			Name: "cfssl", Env: env, Entrypoint: []string{"cfssl"}, WorkingDir: "/workdir",
 			Layers: []image.Layer{
-				{CreatedBy: shellLayer, Files: append(busybox(cfsslApplets), image.File{Name: "/workdir", Dir: true, Mode: 0o755})},
+				{CreatedBy: shellLayer, Files: append(shells(cfsslApplets), image.File{Name: "/workdir", Dir: true, Mode: 0o755})},
 				{CreatedBy: "cfssl, cfssljson " + cfsslVersion + " and the openssl/curl stand-ins (internal/standin/hooktools)", Files: []image.File{
 					exe("/usr/bin/cfssl", must(binCfssl)),
 					exe("/usr/bin/cfssljson", must(binCfssljson)),
@@ -141,7 +141,7 @@ func defs(in inputs) ([]def, error) {
 			Name: "kubectl", Entrypoint: []string{"kubectl"}, User: "1001",
 			Env: []string{"PATH=" + bitnamiKubectlDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
 			Layers: []image.Layer{
-				{CreatedBy: shellLayer, Files: append(busybox(kubectlApplets), image.File{Name: "/.kube", Dir: true, Mode: 0o775})},
+				{CreatedBy: shellLayer, Files: append(shells(kubectlApplets), image.File{Name: "/.kube", Dir: true, Mode: 0o775})},
 				{CreatedBy: "kubectl v1.35.3 (tool cache)", Files: []image.File{exe(bitnamiKubectlDir+"/kubectl", must(binKubectl))}},
 			},
 		}},
