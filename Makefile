@@ -129,9 +129,9 @@ E2E_PARALLEL ?= 4
 E2E_REPORT_FLAGS ?=
 # The suites, and the packages under internal/ whose e2e-tagged tests (the
 # control-plane harness suite, the tool builds, the vulnerability scans with
-# the real govulncheck, signing and the signed release with the real cosign)
-# run with them.
-E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/karmadacp/ ./internal/toolcache/ ./internal/vulnreport/ ./internal/signing/ ./internal/release/
+# the real govulncheck, signing and the signed release with the real cosign,
+# the node's stand-in images against the rendered Karmada chart) run with them.
+E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/karmadacp/ ./internal/toolcache/ ./internal/vulnreport/ ./internal/signing/ ./internal/release/ ./internal/standin/
 # The Karmada binaries the suites run (patched and pristine): every shipped
 # binary (internal/karmadacp.Shipped) for the suite on a real control plane.
 KARMADA_E2E_BINARIES := karmada-controller-manager,karmada-search,karmada-metrics-adapter

@@ -32,6 +32,8 @@ type file struct {
 	// stream instead (a binary), read when the layer is written.
 	Data   []byte
 	Source string
+	// Symlink, when set, makes the entry a symbolic link to it.
+	Symlink string
 }
 
 // layerCompression is gzip's default level: a pull is paid by every node
@@ -107,6 +109,10 @@ func writeEntry(tw *tar.Writer, f file, mtime time.Time) error {
 	}
 	if f.Dir {
 		hdr.Typeflag, hdr.Name = tar.TypeDir, f.Name+"/"
+		return tw.WriteHeader(hdr)
+	}
+	if f.Symlink != "" {
+		hdr.Typeflag, hdr.Linkname, hdr.Mode = tar.TypeSymlink, f.Symlink, 0o777
 		return tw.WriteHeader(hdr)
 	}
 	hdr.Typeflag = tar.TypeReg

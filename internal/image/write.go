@@ -16,8 +16,9 @@ import (
 // WriteLayout writes the image as an OCI image layout in dir: the index,
 // tagged ref (org.opencontainers.image.ref.name holds the tag, as `docker
 // save` writes it, io.containerd.image.name the whole reference), then the
-// SBOM artifact. The layout is built beside dir and renamed into place, so
-// dir is never half-written; a previous layout there is replaced.
+// SBOM artifact when it has one (a plain image has none). The layout is
+// built beside dir and renamed into place, so dir is never half-written; a
+// previous layout there is replaced.
 func (img *Image) WriteLayout(dir string, ref name.Tag) error {
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -37,12 +38,15 @@ func (img *Image) WriteLayout(dir string, ref name.Tag) error {
 	}
 	if err := lp.AppendIndex(img.Index, layout.WithAnnotations(map[string]string{
 		AnnotationRefName:        ref.TagStr(),
-		annotationContainerdName: ref.Name(),
+		annotationContainerdName: ContainerdName(ref),
 	})); err != nil {
 		return fmt.Errorf("writing the layout of %s: %w", ref, err)
 	}
-	if err := lp.AppendImage(img.SBOMArtifact); err != nil {
-		return fmt.Errorf("writing the SBOM of %s to its layout: %w", ref, err)
+	// A plain image (BuildPlain) has no SBOM to attach.
+	if img.SBOMArtifact != nil {
+		if err := lp.AppendImage(img.SBOMArtifact); err != nil {
+			return fmt.Errorf("writing the SBOM of %s to its layout: %w", ref, err)
+		}
 	}
 	if err := dataModes(tmp); err != nil {
 		return err
@@ -56,6 +60,17 @@ func (img *Image) WriteLayout(dir string, ref name.Tag) error {
 		return err
 	}
 	return os.RemoveAll(old)
+}
+
+// ContainerdName is ref as containerd names an image (its reference
+// normalisation, which the CRI and so kubelet use): Docker Hub is
+// docker.io, as the charts write it, where go-containerregistry says
+// index.docker.io; an image imported under that name is one no pod finds.
+func ContainerdName(ref name.Tag) string {
+	if ref.RegistryStr() == name.DefaultRegistry {
+		return "docker.io/" + ref.RepositoryStr() + ":" + ref.TagStr()
+	}
+	return ref.Name()
 }
 
 // WriteDockerTarball writes one platform's image as a `docker load`
