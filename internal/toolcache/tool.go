@@ -41,6 +41,13 @@ type Tool struct {
 	// against the checksum database like every download; GoMod must be
 	// empty, and Version must be the module version of Package.
 	Install bool
+	// Also are further commands built by the same `go build` as Package,
+	// from the same wrapper module, into the same folder, each named after
+	// its package (PathOf). The node's kubelet, kube-controller-manager,
+	// kube-scheduler and kube-proxy share most of kube-apiserver's packages:
+	// one build compiles each shared package once and links them all, where
+	// separate tools would each wait for their own build.
+	Also []string
 }
 
 // CacheDir is where tools live under the repository root. It is ignored by
@@ -58,6 +65,22 @@ func (t Tool) Path(root string) string {
 	return filepath.Join(t.Dir(root), t.Name)
 }
 
+// PathOf is where Ensure puts the binary of name: Name itself, or one of
+// Also by the last element of its package path ("kubelet" for
+// "k8s.io/kubernetes/cmd/kubelet").
+func (t Tool) PathOf(root, name string) string {
+	return filepath.Join(t.Dir(root), name)
+}
+
+// binaries are the file names Ensure leaves in Dir: Name, then one per Also.
+func (t Tool) binaries() []string {
+	names := []string{t.Name}
+	for _, pkg := range t.Also {
+		names = append(names, installedName(pkg))
+	}
+	return names
+}
+
 // stamp is what a cached binary must have been built from to be reused: the
 // definition and the Go version (a new compiler may change the binary, and a
 // binary built by an older Go would otherwise be kept forever).
@@ -68,6 +91,11 @@ func (t Tool) stamp(goVersion string) string {
 		// Appended only for installed tools, so that the stamps of the
 		// wrapper-built ones (and the binaries cached under them) stay.
 		parts = append(parts, "install "+t.Package+"@"+t.Version)
+	}
+	if len(t.Also) > 0 {
+		// Appended only when set, for the same reason as above: a tool
+		// without Also keeps its stamp.
+		parts = append(parts, "also "+strings.Join(t.Also, " "))
 	}
 	for _, part := range parts {
 		// The length prefix keeps "a"+"bc" and "ab"+"c" apart.
@@ -93,6 +121,16 @@ func (t Tool) validate() error {
 	}
 	if t.Install && t.GoMod != "" {
 		return fmt.Errorf("tool %q: Install builds from the tool's own go.mod; GoMod must be empty", t.Name)
+	}
+	if t.Install && len(t.Also) > 0 {
+		return fmt.Errorf("tool %q: Also needs a wrapper module; Install builds one command", t.Name)
+	}
+	seen := map[string]bool{}
+	for _, name := range t.binaries() {
+		if seen[name] {
+			return fmt.Errorf("tool %q: two commands would both be named %q in its folder", t.Name, name)
+		}
+		seen[name] = true
 	}
 	if strings.ContainsAny(t.Name+t.Version, `/\`) || t.Name == "." || t.Name == ".." {
 		return fmt.Errorf("tool %q version %q: name and version must be plain folder names", t.Name, t.Version)
@@ -150,8 +188,13 @@ func current(root string, t Tool, want string) bool {
 	if err != nil || strings.TrimSpace(string(got)) != want {
 		return false
 	}
-	fi, err := os.Stat(t.Path(root))
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+	for _, name := range t.binaries() {
+		fi, err := os.Stat(t.PathOf(root, name))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func goEnv(ctx context.Context, name string) (string, error) {
