@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 )
 
@@ -17,9 +18,18 @@ func (l layout) apiServerLog() string    { return filepath.Join(l.logs(), "kube-
 func (l layout) tokenAuthFile() string   { return filepath.Join(string(l), "token-auth.csv") }
 func (l layout) adminKubeconfig() string { return filepath.Join(string(l), "admin.kubeconfig") }
 
-// ports are a cluster's listeners, all on 127.0.0.1.
+// ports are a cluster's listeners, all on 127.0.0.1 but kube-apiserver's
+// when apiServerAddress is set (Options.Address).
 type ports struct {
 	etcdClient, etcdPeer, apiServer int
+	apiServerAddress                net.IP
+}
+
+func (p ports) apiServerHost() string {
+	if p.apiServerAddress == nil {
+		return loopback
+	}
+	return p.apiServerAddress.String()
 }
 
 func (p ports) etcdURL() string { return fmt.Sprintf("http://%s:%d", loopback, p.etcdClient) }
@@ -66,8 +76,8 @@ func etcdArgs(name string, l layout, p ports) []string {
 func apiServerArgs(l layout, p ports, extra []string) []string {
 	args := []string{
 		"--etcd-servers=" + p.etcdURL(),
-		"--bind-address=" + loopback,
-		"--advertise-address=" + loopback,
+		"--bind-address=" + p.apiServerHost(),
+		"--advertise-address=" + p.apiServerHost(),
 		fmt.Sprintf("--secure-port=%d", p.apiServer),
 		"--tls-cert-file=" + l.cert(servingCertFile),
 		"--tls-private-key-file=" + l.cert(servingKeyFile),
