@@ -131,7 +131,7 @@ E2E_REPORT_FLAGS ?=
 # control-plane harness suite, the tool builds, the vulnerability scans with
 # the real govulncheck, signing and the signed release with the real cosign)
 # run with them.
-E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/node/ ./internal/karmadacp/ ./internal/toolcache/ ./internal/vulnreport/ ./internal/signing/ ./internal/release/
+E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/karmadacp/ ./internal/toolcache/ ./internal/vulnreport/ ./internal/signing/ ./internal/release/
 # The Karmada binaries the suites run (patched and pristine): every shipped
 # binary (internal/karmadacp.Shipped) for the suite on a real control plane.
 KARMADA_E2E_BINARIES := karmada-controller-manager,karmada-search,karmada-metrics-adapter
