@@ -37,11 +37,13 @@ func buildPause(root, out string) error {
 	return nil
 }
 
-// pauseImageTarball assembles the sandbox image from the pause program:
-// one layer, /pause as entrypoint, run as 65535 like upstream's pause, for
-// this machine's architecture only (the node runs here).
-func pauseImageTarball(pause string, w io.Writer) error {
-	data, err := os.ReadFile(pause)
+// programImageTarball assembles a one-program image (the sandbox's pause,
+// a test's probe) as a `docker save` tarball named ref: one layer with the
+// static binary at /<base name> as entrypoint, run as 65535 like
+// upstream's pause, for this machine's architecture only (the node runs
+// here).
+func programImageTarball(ref, program string, w io.Writer) error {
+	data, err := os.ReadFile(program)
 	if err != nil {
 		return err
 	}
@@ -49,7 +51,8 @@ func pauseImageTarball(pause string, w io.Writer) error {
 	tw := tar.NewWriter(&layerTar)
 	// A fixed time keeps the image the same from run to run.
 	epoch := time.Unix(0, 0)
-	if err := tw.WriteHeader(&tar.Header{Name: "pause", Mode: 0o755, Size: int64(len(data)), ModTime: epoch, Typeflag: tar.TypeReg}); err != nil {
+	base := filepath.Base(program)
+	if err := tw.WriteHeader(&tar.Header{Name: base, Mode: 0o755, Size: int64(len(data)), ModTime: epoch, Typeflag: tar.TypeReg}); err != nil {
 		return err
 	}
 	if _, err := tw.Write(data); err != nil {
@@ -69,17 +72,17 @@ func pauseImageTarball(pause string, w io.Writer) error {
 	img, err = mutate.ConfigFile(img, &v1.ConfigFile{
 		Architecture: runtime.GOARCH,
 		OS:           "linux",
-		Config:       v1.Config{Entrypoint: []string{"/pause"}, User: "65535:65535"},
+		Config:       v1.Config{Entrypoint: []string{"/" + base}, User: "65535:65535"},
 		RootFS:       v1.RootFS{Type: "layers", DiffIDs: mustDiffIDs(layer)},
 	})
 	if err != nil {
 		return err
 	}
-	ref, err := name.NewTag(pauseImage)
+	tag, err := name.NewTag(ref)
 	if err != nil {
 		return err
 	}
-	return tarball.Write(ref, img, w)
+	return tarball.Write(tag, img, w)
 }
 
 func mustDiffIDs(l v1.Layer) []v1.Hash {
@@ -92,14 +95,20 @@ func mustDiffIDs(l v1.Layer) []v1.Hash {
 
 // importPause puts the pause image into containerd's CRI namespace.
 func (n *Node) importPause(ctx context.Context) error {
-	path := n.layout.path("bin", "pause-image.tar")
+	return n.ImportProgram(ctx, pauseImage, n.layout.pause())
+}
+
+// ImportProgram imports a static program (CGO_ENABLED=0) as the image ref,
+// with the program as its entrypoint: what a test runs in a pod.
+func (n *Node) ImportProgram(ctx context.Context, ref, program string) error {
+	path := n.layout.path("bin", strings.NewReplacer("/", "_", ":", "_").Replace(ref)+".tar")
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := pauseImageTarball(n.layout.pause(), f); err != nil {
+	if err := programImageTarball(ref, program, f); err != nil {
 		f.Close()
-		return fmt.Errorf("node %s: pause image: %w", n.opts.Name, err)
+		return fmt.Errorf("node %s: image %s: %w", n.opts.Name, ref, err)
 	}
 	if err := f.Close(); err != nil {
 		return err
