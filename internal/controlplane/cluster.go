@@ -38,6 +38,12 @@ type Options struct {
 	// ExtraIPSANs are further IP SANs of the serving certificate, such as
 	// the "kubernetes" Service's ClusterIP that in-cluster clients dial.
 	ExtraIPSANs []net.IP
+	// ServiceAccountAdmission leaves the ServiceAccount admission plugin on,
+	// so pods get their token volume; only for a cluster whose
+	// kube-controller-manager creates each namespace's "default"
+	// ServiceAccount (internal/node). A flag in ExtraAPIServerFlags cannot
+	// do it: a repeated list flag appends to the harness's value.
+	ServiceAccountAdmission bool
 	// ExtraAPIServerFlags are appended to the harness's flags; a repeated
 	// flag overrides the harness's value.
 	ExtraAPIServerFlags []string
@@ -251,13 +257,27 @@ func (c *Cluster) startAPIServer(ctx context.Context) (*Process, error) {
 	p, err := StartProcess(context.Background(), ProcessOptions{
 		Name:    "kube-apiserver (" + c.name + ")",
 		Path:    c.opts.KubeAPIServer,
-		Args:    apiServerArgs(c.layout, c.ports, c.opts.ExtraAPIServerFlags),
+		Args:    c.apiServerArgs(),
 		LogFile: c.layout.apiServerLog(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.name, err)
 	}
 	return p, WaitReady(ctx, c.name, p, HTTPProbe(c.probe, c.endpoint+"/readyz", nil))
+}
+
+func (c *Cluster) apiServerArgs() []string {
+	args := apiServerArgs(c.layout, c.ports, c.opts.ExtraAPIServerFlags)
+	if !c.opts.ServiceAccountAdmission {
+		return args
+	}
+	kept := args[:0:0]
+	for _, a := range args {
+		if a != disableServiceAccountAdmission {
+			kept = append(kept, a)
+		}
+	}
+	return kept
 }
 
 // killAll kills whatever runs; used on failed starts.

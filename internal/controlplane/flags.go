@@ -73,6 +73,8 @@ func etcdArgs(name string, l layout, p ports) []string {
 // apiServerArgs are the flags of a cluster's kube-apiserver. Plain HTTP to
 // etcd is deliberate: both ends are on loopback and the test owns the
 // machine; TLS there would only slow every start.
+const disableServiceAccountAdmission = "--disable-admission-plugins=ServiceAccount"
+
 func apiServerArgs(l layout, p ports, extra []string) []string {
 	args := []string{
 		"--etcd-servers=" + p.etcdURL(),
@@ -99,7 +101,7 @@ func apiServerArgs(l layout, p ports, extra []string) []string {
 		// Without kube-controller-manager nothing creates the "default"
 		// ServiceAccount of a namespace, and the ServiceAccount admission
 		// plugin would reject every Pod that does not name one.
-		"--disable-admission-plugins=ServiceAccount",
+		disableServiceAccountAdmission,
 		// One server on loopback: nothing finds it through the "kubernetes"
 		// Service, so its endpoints need no reconciling (one etcd write
 		// every ten seconds saved, and no lease to wait for at start).

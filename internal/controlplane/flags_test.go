@@ -34,6 +34,19 @@ func TestAPIServerArgsOnAnAddress(t *testing.T) {
 	}
 }
 
+// TestServiceAccountAdmissionOption: a cluster with a controller manager
+// keeps the plugin that mounts pods' tokens; appending
+// --disable-admission-plugins= would not (list flags append).
+func TestServiceAccountAdmissionOption(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		c := &Cluster{layout: layout("/w/x"), opts: Options{ServiceAccountAdmission: keep}}
+		_, disabled := flagValue(c.apiServerArgs(), "--disable-admission-plugins")
+		if disabled == keep {
+			t.Errorf("ServiceAccountAdmission %v: --disable-admission-plugins present = %v", keep, disabled)
+		}
+	}
+}
+
 func TestAPIServerArgs(t *testing.T) {
 	l := layout("/w/member1")
 	p := ports{etcdClient: 2001, etcdPeer: 2002, apiServer: 6443}

@@ -257,14 +257,13 @@ func (n *Node) startControlPlane(ctx context.Context) error {
 		KubeAPIServer: n.bins.apiServer,
 		Address:       n.net.hostIP(),
 		ExtraIPSANs:   []net.IP{n.net.kubernetesServiceIP()},
+		// Pods get their ServiceAccount token volume, as in any cluster.
+		ServiceAccountAdmission: true,
 		ExtraAPIServerFlags: []string{
 			"--service-cluster-ip-range=" + n.net.serviceCIDR(),
 			// Pods find the API server through the "kubernetes" Service:
 			// its endpoints must be kept.
 			"--endpoint-reconciler-type=lease",
-			// Pods get their ServiceAccount token volume here, as in any
-			// cluster (controlplane turns the plugin off for node-less runs).
-			"--disable-admission-plugins=",
 			"--kubelet-preferred-address-types=InternalIP",
 			"--allow-privileged=true",
 		},
