@@ -25,7 +25,7 @@ const buildLogLines = 20
 // current.
 func build(ctx context.Context, root string, t Tool, stamp string) (err error) {
 	cache := filepath.Join(root, CacheDir)
-	work, err := os.MkdirTemp(cache, t.Name+"-"+t.Version+".build-")
+	work, err := os.MkdirTemp(cache, t.folder()+".build-")
 	if err != nil {
 		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
 	}

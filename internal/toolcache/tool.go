@@ -57,7 +57,20 @@ const CacheDir = ".cache/tools"
 
 // Dir is the folder holding the tool's binary, stamp and build records.
 func (t Tool) Dir(root string) string {
-	return filepath.Join(root, CacheDir, t.Name+"-"+t.Version)
+	return filepath.Join(root, CacheDir, t.folder())
+}
+
+// folder is Dir's last element: <name>-<version>, and for a tool with
+// Also a suffix naming that set, so that checkouts sharing one .cache (git
+// worktrees, a CI cache restored by prefix) whose definitions differ only
+// in Also do not rebuild over each other's binaries in turn.
+func (t Tool) folder() string {
+	f := t.Name + "-" + t.Version
+	if len(t.Also) > 0 {
+		h := sha256.Sum256([]byte(strings.Join(t.Also, "\n")))
+		f += "-also-" + hex.EncodeToString(h[:4])
+	}
+	return f
 }
 
 // Path is where Ensure puts the tool's binary.
@@ -164,7 +177,7 @@ func Ensure(ctx context.Context, root string, t Tool) (string, error) {
 	if err := os.MkdirAll(filepath.Join(root, CacheDir), 0o755); err != nil {
 		return "", fmt.Errorf("tool %s: %w", t.Name, err)
 	}
-	unlock, err := lockFile(ctx, filepath.Join(root, CacheDir, t.Name+"-"+t.Version+".lock"))
+	unlock, err := lockFile(ctx, filepath.Join(root, CacheDir, t.folder()+".lock"))
 	if err != nil {
 		return "", fmt.Errorf("tool %s %s: waiting for the build lock: %w", t.Name, t.Version, err)
 	}

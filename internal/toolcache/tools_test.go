@@ -232,6 +232,13 @@ func TestEnsureBuildsAlsoInOneBuild(t *testing.T) {
 	if n := buildsOf(tool.Name); n != 1 {
 		t.Errorf("%d builds, want 1 for both commands", n)
 	}
+	// A definition without Also (an older checkout sharing the cache) has
+	// its own folder: neither rebuilds over the other.
+	plain := tool
+	plain.Also = nil
+	if plain.Dir(root) == tool.Dir(root) {
+		t.Errorf("with and without Also share the folder %s", tool.Dir(root))
+	}
 	if err := os.Remove(second); err != nil {
 		t.Fatal(err)
 	}
