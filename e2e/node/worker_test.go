@@ -293,6 +293,9 @@ func testWorkerFailover(t *testing.T, n *node.Node, chart, note string, common [
 		sc.Errorf("the worker restarted %d times before the switch", before)
 	}
 
+	if hubB.registered(ctx) {
+		sc.Fatalf("hub-b's Cluster is Registered before the switch: the evidence below would prove nothing")
+	}
 	// hub-b first: it is the copy a worker connected to hub-a reads
 	// unchanged (v1.6.4 rewrites hub-a's status; see e2e/worker).
 	claimed := time.Now()
