@@ -69,12 +69,16 @@ func TestNode(t *testing.T) {
 	if err := node.Available(); err != nil {
 		t.Skipf("no real node here: %v", err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	// A killed run's leftovers are not the host's: cleared first.
+	if err := node.ClearStale(ctx, t.Logf); err != nil {
+		t.Fatal(err)
+	}
 	before, err := snapshotHost()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
-	defer cancel()
 	n, err := node.Start(ctx, node.Options{Root: root, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)

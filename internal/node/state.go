@@ -83,6 +83,22 @@ func updateState(edit func(*state)) error {
 	return writeState(*s)
 }
 
+// ClearStale takes the machine lock and clears what a killed run left
+// (clearStale), then releases it: a test that compares the host before and
+// after its node must take "before" after this, or a killed run's leftovers
+// would count as the host's.
+func ClearStale(ctx context.Context, logf func(string, ...any)) error {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	unlock, err := lockMachine(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return clearStale(logf)
+}
+
 // clearStale removes what a killed run left, with the lock held: its
 // processes (containerd, shims, kubelet, kube-proxy, the holder, found by
 // the run marker in their command lines), the processes of its pods (by
