@@ -143,8 +143,22 @@ e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-c
 	$(HOLDFAST) build --upstream workeroperator
 	$(HOLDFAST) build --upstream workeroperator --pristine
 
+# The real node's runtime (Debian's containerd, runc, CNI plugins,
+# iptables): installed when missing on Debian/Ubuntu as root, else one line
+# saying how (hack/node-deps.sh), so the node suite never skips unnoticed.
+.PHONY: node-deps
+node-deps: ## The node suite's runtime: containerd, runc, containernetworking-plugins, iptables (apt-get as root when missing).
+	hack/node-deps.sh
+
+# What the node suite installs as users get it: the worker image's OCI
+# layout (both platforms) and the charts that pull it by digest.
+.PHONY: e2e-node-inputs
+e2e-node-inputs: ## The node suite's inputs: the worker-operator image (OCI layout) and the charts by digest.
+	$(HOLDFAST) images build --upstream workeroperator
+	$(HOLDFAST) charts build --out $(OUTPUT_DIR)/charts
+
 .PHONY: e2e
-e2e: e2e-binaries ## End-to-end suites on real etcd + kube-apiserver processes (Karmada on a real control plane: propagation, rotation, search, metrics, two members, own credential; worker hub failover, own credential and chart RBAC); report in _output/reports/e2e.md|json.
+e2e: e2e-binaries node-deps e2e-node-inputs ## End-to-end suites on real etcd + kube-apiserver processes (Karmada on a real control plane: propagation, rotation, search, metrics, two members, own credential; worker hub failover, own credential and chart RBAC; a real node: pods, kubelet restarts, the worker chart with two hubs and without); report in _output/reports/e2e.md|json.
 	$(if $(E2E_RUN),,rm -f $(OUTPUT_DIR)/reports/e2e/*.json)
 	rc=0; $(GO) test -tags e2e -count=1 -p $(E2E_PARALLEL) -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report $(E2E_REPORT_FLAGS) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc

@@ -35,17 +35,24 @@ const (
 )
 
 // newPKI makes a CA named after the cluster, a serving certificate it signs
-// for 127.0.0.1 and localhost, and a ServiceAccount signing key pair.
-func newPKI(cluster string, now time.Time) (*pki, error) {
+// for 127.0.0.1, localhost and extraIPs (nil ones skipped), and a
+// ServiceAccount signing key pair.
+func newPKI(cluster string, now time.Time, extraIPs ...net.IP) (*pki, error) {
 	ca, err := testpki.NewAuthority("holdfast-e2e-ca-"+cluster, now)
 	if err != nil {
 		return nil, err
 	}
 	p := &pki{caCert: ca.CertPEM}
+	ips := []net.IP{net.ParseIP(loopback)}
+	for _, ip := range extraIPs {
+		if ip != nil && !ip.Equal(ips[0]) {
+			ips = append(ips, ip)
+		}
+	}
 	p.servingCert, p.servingKey, err = ca.Issue(testpki.Leaf{
 		CommonName: "kube-apiserver-" + cluster,
 		Usage:      x509.ExtKeyUsageServerAuth,
-		IPs:        []net.IP{net.ParseIP(loopback)},
+		IPs:        ips,
 		DNSNames:   []string{"localhost"},
 	}, now)
 	if err != nil {

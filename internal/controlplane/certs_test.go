@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -106,6 +107,28 @@ func TestPKIWriteKeepsKeysPrivate(t *testing.T) {
 		}
 		if fi.Mode().Perm() != want {
 			t.Errorf("%s mode %v, want %v", name, fi.Mode().Perm(), want)
+		}
+	}
+}
+
+// TestPKIServingCertCarriesExtraIPs: a node's pods dial kube-apiserver at
+// the host end of the node's veth and at the "kubernetes" ClusterIP, and
+// verify the serving certificate for both.
+func TestPKIServingCertCarriesExtraIPs(t *testing.T) {
+	keys, err := newPKI("node", time.Now(), net.ParseIP("198.18.7.1"), nil, net.ParseIP("198.19.7.129"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(keys.servingCert)
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(keys.caCert)
+	for _, host := range []string{"127.0.0.1", "198.18.7.1", "198.19.7.129"} {
+		if _, err := leaf.Verify(x509.VerifyOptions{DNSName: host, Roots: roots}); err != nil {
+			t.Errorf("serving cert does not verify for %s: %v", host, err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -29,6 +30,20 @@ type Options struct {
 	Dir string
 	// Etcd and KubeAPIServer are the binaries, from toolcache.Ensure.
 	Etcd, KubeAPIServer string
+	// Address is where kube-apiserver listens and what it advertises;
+	// default 127.0.0.1. A real node (internal/node) needs an address its
+	// pods can reach: the host end of the node's veth pair. etcd stays on
+	// loopback either way. The serving certificate carries it as an IP SAN.
+	Address net.IP
+	// ExtraIPSANs are further IP SANs of the serving certificate, such as
+	// the "kubernetes" Service's ClusterIP that in-cluster clients dial.
+	ExtraIPSANs []net.IP
+	// ServiceAccountAdmission leaves the ServiceAccount admission plugin on,
+	// so pods get their token volume; only for a cluster whose
+	// kube-controller-manager creates each namespace's "default"
+	// ServiceAccount (internal/node). A flag in ExtraAPIServerFlags cannot
+	// do it: a repeated list flag appends to the harness's value.
+	ServiceAccountAdmission bool
 	// ExtraAPIServerFlags are appended to the harness's flags; a repeated
 	// flag overrides the harness's value.
 	ExtraAPIServerFlags []string
@@ -150,7 +165,7 @@ func (c *Cluster) prepare() error {
 	if err := os.MkdirAll(c.layout.logs(), 0o755); err != nil {
 		return fmt.Errorf("cluster %s: %w", c.name, err)
 	}
-	keys, err := newPKI(c.name, time.Now())
+	keys, err := newPKI(c.name, time.Now(), append([]net.IP{c.opts.Address}, c.opts.ExtraIPSANs...)...)
 	if err != nil {
 		return fmt.Errorf("cluster %s: generating certificates: %w", c.name, err)
 	}
@@ -179,8 +194,8 @@ func (c *Cluster) startOnNewPorts(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("cluster %s: %w", c.name, err)
 	}
-	c.ports = ports{etcdClient: p[0], etcdPeer: p[1], apiServer: p[2]}
-	c.endpoint = "https://" + loopback + ":" + strconv.Itoa(c.ports.apiServer)
+	c.ports = ports{etcdClient: p[0], etcdPeer: p[1], apiServer: p[2], apiServerAddress: c.opts.Address}
+	c.endpoint = "https://" + net.JoinHostPort(c.ports.apiServerHost(), strconv.Itoa(c.ports.apiServer))
 	if err := c.buildClients(); err != nil {
 		return err
 	}
@@ -242,13 +257,27 @@ func (c *Cluster) startAPIServer(ctx context.Context) (*Process, error) {
 	p, err := StartProcess(context.Background(), ProcessOptions{
 		Name:    "kube-apiserver (" + c.name + ")",
 		Path:    c.opts.KubeAPIServer,
-		Args:    apiServerArgs(c.layout, c.ports, c.opts.ExtraAPIServerFlags),
+		Args:    c.apiServerArgs(),
 		LogFile: c.layout.apiServerLog(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster %s: %w", c.name, err)
 	}
 	return p, WaitReady(ctx, c.name, p, HTTPProbe(c.probe, c.endpoint+"/readyz", nil))
+}
+
+func (c *Cluster) apiServerArgs() []string {
+	args := apiServerArgs(c.layout, c.ports, c.opts.ExtraAPIServerFlags)
+	if !c.opts.ServiceAccountAdmission {
+		return args
+	}
+	kept := args[:0:0]
+	for _, a := range args {
+		if a != disableServiceAccountAdmission {
+			kept = append(kept, a)
+		}
+	}
+	return kept
 }
 
 // killAll kills whatever runs; used on failed starts.
@@ -332,7 +361,7 @@ func (c *Cluster) Stop() error {
 // Name is Options.Name.
 func (c *Cluster) Name() string { return c.name }
 
-// Endpoint is "https://127.0.0.1:<port>"; it stays the same across Restart.
+// Endpoint is "https://127.0.0.1:<port>" (or Options.Address); it stays the same across Restart.
 func (c *Cluster) Endpoint() string { return c.endpoint }
 
 // EtcdEndpoint is etcd's client URL, "http://127.0.0.1:<port>": another
@@ -341,7 +370,7 @@ func (c *Cluster) Endpoint() string { return c.endpoint }
 func (c *Cluster) EtcdEndpoint() string { return c.ports.etcdURL() }
 
 // CAFile is the PEM file of the CA that signed the serving certificate
-// (IP SAN 127.0.0.1, DNS SAN localhost).
+// (IP SANs 127.0.0.1, Options.Address and ExtraIPSANs; DNS SAN localhost).
 func (c *Cluster) CAFile() string { return c.layout.cert(caCertFile) }
 
 // CAData is the content of CAFile.

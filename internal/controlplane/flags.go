@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 )
 
@@ -17,9 +18,18 @@ func (l layout) apiServerLog() string    { return filepath.Join(l.logs(), "kube-
 func (l layout) tokenAuthFile() string   { return filepath.Join(string(l), "token-auth.csv") }
 func (l layout) adminKubeconfig() string { return filepath.Join(string(l), "admin.kubeconfig") }
 
-// ports are a cluster's listeners, all on 127.0.0.1.
+// ports are a cluster's listeners, all on 127.0.0.1 but kube-apiserver's
+// when apiServerAddress is set (Options.Address).
 type ports struct {
 	etcdClient, etcdPeer, apiServer int
+	apiServerAddress                net.IP
+}
+
+func (p ports) apiServerHost() string {
+	if p.apiServerAddress == nil {
+		return loopback
+	}
+	return p.apiServerAddress.String()
 }
 
 func (p ports) etcdURL() string { return fmt.Sprintf("http://%s:%d", loopback, p.etcdClient) }
@@ -63,11 +73,13 @@ func etcdArgs(name string, l layout, p ports) []string {
 // apiServerArgs are the flags of a cluster's kube-apiserver. Plain HTTP to
 // etcd is deliberate: both ends are on loopback and the test owns the
 // machine; TLS there would only slow every start.
+const disableServiceAccountAdmission = "--disable-admission-plugins=ServiceAccount"
+
 func apiServerArgs(l layout, p ports, extra []string) []string {
 	args := []string{
 		"--etcd-servers=" + p.etcdURL(),
-		"--bind-address=" + loopback,
-		"--advertise-address=" + loopback,
+		"--bind-address=" + p.apiServerHost(),
+		"--advertise-address=" + p.apiServerHost(),
 		fmt.Sprintf("--secure-port=%d", p.apiServer),
 		"--tls-cert-file=" + l.cert(servingCertFile),
 		"--tls-private-key-file=" + l.cert(servingKeyFile),
@@ -89,7 +101,7 @@ func apiServerArgs(l layout, p ports, extra []string) []string {
 		// Without kube-controller-manager nothing creates the "default"
 		// ServiceAccount of a namespace, and the ServiceAccount admission
 		// plugin would reject every Pod that does not name one.
-		"--disable-admission-plugins=ServiceAccount",
+		disableServiceAccountAdmission,
 		// One server on loopback: nothing finds it through the "kubernetes"
 		// Service, so its endpoints need no reconciling (one etcd write
 		// every ten seconds saved, and no lease to wait for at start).

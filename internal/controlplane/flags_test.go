@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"net"
 	"strings"
 	"testing"
 )
@@ -15,6 +16,35 @@ func flagValue(args []string, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// TestAPIServerArgsOnAnAddress: with Options.Address kube-apiserver binds
+// and advertises there, and etcd stays on loopback.
+func TestAPIServerArgsOnAnAddress(t *testing.T) {
+	p := ports{etcdClient: 2001, etcdPeer: 2002, apiServer: 6443, apiServerAddress: net.ParseIP("198.18.7.1")}
+	args := apiServerArgs(layout("/w/node"), p, nil)
+	for _, tc := range []struct{ flag, want string }{
+		{"--etcd-servers", "http://127.0.0.1:2001"},
+		{"--bind-address", "198.18.7.1"},
+		{"--advertise-address", "198.18.7.1"},
+	} {
+		if got, ok := flagValue(args, tc.flag); !ok || got != tc.want {
+			t.Errorf("%s = %q, want %q", tc.flag, got, tc.want)
+		}
+	}
+}
+
+// TestServiceAccountAdmissionOption: a cluster with a controller manager
+// keeps the plugin that mounts pods' tokens; appending
+// --disable-admission-plugins= would not (list flags append).
+func TestServiceAccountAdmissionOption(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		c := &Cluster{layout: layout("/w/x"), opts: Options{ServiceAccountAdmission: keep}}
+		_, disabled := flagValue(c.apiServerArgs(), "--disable-admission-plugins")
+		if disabled == keep {
+			t.Errorf("ServiceAccountAdmission %v: --disable-admission-plugins present = %v", keep, disabled)
+		}
+	}
 }
 
 func TestAPIServerArgs(t *testing.T) {

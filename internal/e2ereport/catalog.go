@@ -46,6 +46,16 @@ var Catalog = map[string][]Planned{
 		{"chart RBAC: caches sync, no 403 on the worker cluster or hub-a", patchedOnly},
 		{"chart RBAC (pristine upstream role.yaml): 403s, caches never sync", pristineOnly},
 	},
+	"node": {
+		{"a pod runs and is Ready", patchedOnly},
+		{"a container that exits is restarted by the kubelet", patchedOnly},
+		{"a pod's connection out of the node's namespace fails at once (unreachable)", patchedOnly},
+		{"the host is left as it was (iptables, netns, links, cgroups, sysctls)", patchedOnly},
+	},
+	"worker-node": {
+		{"helm install, two hubs: Ready; promote hub-b: exit, the kubelet restarts it, it talks to hub-b", patchedOnly},
+		{"helm install, secondary unset: Ready, 5 min with restartCount 0 and no forbidden in its log", patchedOnly},
+	},
 	"worker-own-credential": {
 		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},
 		{"one transient 401 (token rotated under the worker) does not make it exit", patchedOnly},

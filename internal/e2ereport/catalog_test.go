@@ -34,7 +34,8 @@ func TestCatalogMatchesTheSuites(t *testing.T) {
 		})
 	}
 
-	workerFiles := parseDir(t, "../../e2e/worker")
+	// e2e/node defines its scenarios the same way (beginScenario).
+	workerFiles := append(parseDir(t, "../../e2e/worker"), parseDir(t, "../../e2e/node")...)
 	suites := map[string]string{}
 	for _, f := range workerFiles {
 		for _, d := range f.Decls {

@@ -25,7 +25,7 @@ const buildLogLines = 20
 // current.
 func build(ctx context.Context, root string, t Tool, stamp string) (err error) {
 	cache := filepath.Join(root, CacheDir)
-	work, err := os.MkdirTemp(cache, t.Name+"-"+t.Version+".build-")
+	work, err := os.MkdirTemp(cache, t.folder()+".build-")
 	if err != nil {
 		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
 	}
@@ -59,6 +59,12 @@ func build(ctx context.Context, root string, t Tool, stamp string) (err error) {
 			return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
 		}
 		steps = [][]string{{"mod", "tidy"}, goArgs("build", out, t.LDFlags, t.Package)}
+		if len(t.Also) > 0 {
+			// With several packages, -o names a folder ending in a slash
+			// and each binary is named after its package.
+			out = filepath.Join(work, "bin")
+			steps[1] = goArgs("build", out+string(filepath.Separator), t.LDFlags, append([]string{t.Package}, t.Also...)...)
+		}
 	}
 	for _, step := range steps {
 		if err := runGo(ctx, work, logFile, env, step...); err != nil {
@@ -66,7 +72,14 @@ func build(ctx context.Context, root string, t Tool, stamp string) (err error) {
 		}
 	}
 
-	if err := os.Rename(out, t.Path(root)); err != nil {
+	if len(t.Also) > 0 {
+		pkgs := append([]string{t.Package}, t.Also...)
+		for i, name := range t.binaries() {
+			if err := os.Rename(filepath.Join(out, installedName(pkgs[i])), t.PathOf(root, name)); err != nil {
+				return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
+			}
+		}
+	} else if err := os.Rename(out, t.Path(root)); err != nil {
 		return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
 	}
 	// The record of exactly which module versions the binary was built
@@ -105,14 +118,18 @@ func writeWrapper(work string, t Tool) error {
 	// tools.go is the usual way to pin a command in a module: the build
 	// constraint keeps it out of every build while `go mod tidy` still sees
 	// the import and records the command's dependencies.
-	toolsGo := fmt.Sprintf("//go:build tools\n\npackage tools\n\nimport _ %q\n", t.Package)
+	var imports strings.Builder
+	for _, pkg := range append([]string{t.Package}, t.Also...) {
+		fmt.Fprintf(&imports, "import _ %q\n", pkg)
+	}
+	toolsGo := "//go:build tools\n\npackage tools\n\n" + imports.String()
 	return os.WriteFile(filepath.Join(work, "tools.go"), []byte(toolsGo), 0o644)
 }
 
 // goArgs is `go build` or `go install` with the flags every tool build
 // uses (see the package doc): -trimpath, -o out when not empty, -ldflags
 // when not empty, then the package.
-func goArgs(verb, out, ldflags, pkg string) []string {
+func goArgs(verb, out, ldflags string, pkgs ...string) []string {
 	args := []string{verb, "-trimpath"}
 	if out != "" {
 		args = append(args, "-o", out)
@@ -120,7 +137,7 @@ func goArgs(verb, out, ldflags, pkg string) []string {
 	if ldflags != "" {
 		args = append(args, "-ldflags", ldflags)
 	}
-	return append(args, pkg)
+	return append(args, pkgs...)
 }
 
 // runGo runs the go command in dir with the environment every tool build

@@ -48,6 +48,17 @@ func TestEnsureRealTools(t *testing.T) {
 			if !strings.Contains(string(out), tc.want) {
 				t.Errorf("%s %v says %q, want it to contain %q", path, tc.versionArgs, out, tc.want)
 			}
+			// The node's binaries built with it carry the same version.
+			for _, pkg := range tc.tool.Also {
+				also := tc.tool.PathOf(root, installedName(pkg))
+				out, err := exec.CommandContext(ctx, also, tc.versionArgs...).CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s %v: %v\n%s", also, tc.versionArgs, err, out)
+				}
+				if !strings.Contains(string(out), tc.want) {
+					t.Errorf("%s %v says %q, want it to contain %q", also, tc.versionArgs, out, tc.want)
+				}
+			}
 		})
 	}
 }

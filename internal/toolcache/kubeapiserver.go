@@ -32,13 +32,35 @@ var kubernetesStaging = []string{
 // --version report v1.35.3 rather than "v0.0.0-master": clients under test
 // read the server version through discovery (Karmada records it in the
 // Cluster status).
+//
+// The node's binaries (internal/node) come from the same build, with the
+// same version variables: a separate tool would compile most of
+// kube-apiserver's packages again under its own lock, while here the extra
+// cold cost is only what kubelet and kube-proxy add (the container runtime
+// client, cadvisor, netlink). Their paths: KubeAPIServer.PathOf(root,
+// Kubelet) and so on.
 var KubeAPIServer = Tool{
 	Name:    "kube-apiserver",
 	Version: kubernetesVersion,
 	GoMod:   kubernetesWrapperGoMod("holdfast.local/kube-apiserver-build", kubernetesVersion),
 	Package: "k8s.io/kubernetes/cmd/kube-apiserver",
 	LDFlags: kubernetesVersionLDFlags(kubernetesVersion),
+	Also: []string{
+		"k8s.io/kubernetes/cmd/" + Kubelet,
+		"k8s.io/kubernetes/cmd/" + KubeControllerManager,
+		"k8s.io/kubernetes/cmd/" + KubeScheduler,
+		"k8s.io/kubernetes/cmd/" + KubeProxy,
+	},
 }
+
+// The node's binaries built with kube-apiserver (KubeAPIServer.Also), by
+// the names PathOf takes.
+const (
+	Kubelet               = "kubelet"
+	KubeControllerManager = "kube-controller-manager"
+	KubeScheduler         = "kube-scheduler"
+	KubeProxy             = "kube-proxy"
+)
 
 // kubernetesVersionLDFlags sets what hack/lib/version.sh sets in a
 // Kubernetes release build, in both packages it sets them in, except the

@@ -41,6 +41,13 @@ type Tool struct {
 	// against the checksum database like every download; GoMod must be
 	// empty, and Version must be the module version of Package.
 	Install bool
+	// Also are further commands built by the same `go build` as Package,
+	// from the same wrapper module, into the same folder, each named after
+	// its package (PathOf). The node's kubelet, kube-controller-manager,
+	// kube-scheduler and kube-proxy share most of kube-apiserver's packages:
+	// one build compiles each shared package once and links them all, where
+	// separate tools would each wait for their own build.
+	Also []string
 }
 
 // CacheDir is where tools live under the repository root. It is ignored by
@@ -50,12 +57,41 @@ const CacheDir = ".cache/tools"
 
 // Dir is the folder holding the tool's binary, stamp and build records.
 func (t Tool) Dir(root string) string {
-	return filepath.Join(root, CacheDir, t.Name+"-"+t.Version)
+	return filepath.Join(root, CacheDir, t.folder())
+}
+
+// folder is Dir's last element: <name>-<version>, and for a tool with
+// Also a suffix naming that set, so that checkouts sharing one .cache (git
+// worktrees, a CI cache restored by prefix) whose definitions differ only
+// in Also do not rebuild over each other's binaries in turn.
+func (t Tool) folder() string {
+	f := t.Name + "-" + t.Version
+	if len(t.Also) > 0 {
+		h := sha256.Sum256([]byte(strings.Join(t.Also, "\n")))
+		f += "-also-" + hex.EncodeToString(h[:4])
+	}
+	return f
 }
 
 // Path is where Ensure puts the tool's binary.
 func (t Tool) Path(root string) string {
 	return filepath.Join(t.Dir(root), t.Name)
+}
+
+// PathOf is where Ensure puts the binary of name: Name itself, or one of
+// Also by the last element of its package path ("kubelet" for
+// "k8s.io/kubernetes/cmd/kubelet").
+func (t Tool) PathOf(root, name string) string {
+	return filepath.Join(t.Dir(root), name)
+}
+
+// binaries are the file names Ensure leaves in Dir: Name, then one per Also.
+func (t Tool) binaries() []string {
+	names := []string{t.Name}
+	for _, pkg := range t.Also {
+		names = append(names, installedName(pkg))
+	}
+	return names
 }
 
 // stamp is what a cached binary must have been built from to be reused: the
@@ -68,6 +104,11 @@ func (t Tool) stamp(goVersion string) string {
 		// Appended only for installed tools, so that the stamps of the
 		// wrapper-built ones (and the binaries cached under them) stay.
 		parts = append(parts, "install "+t.Package+"@"+t.Version)
+	}
+	if len(t.Also) > 0 {
+		// Appended only when set, for the same reason as above: a tool
+		// without Also keeps its stamp.
+		parts = append(parts, "also "+strings.Join(t.Also, " "))
 	}
 	for _, part := range parts {
 		// The length prefix keeps "a"+"bc" and "ab"+"c" apart.
@@ -93,6 +134,16 @@ func (t Tool) validate() error {
 	}
 	if t.Install && t.GoMod != "" {
 		return fmt.Errorf("tool %q: Install builds from the tool's own go.mod; GoMod must be empty", t.Name)
+	}
+	if t.Install && len(t.Also) > 0 {
+		return fmt.Errorf("tool %q: Also needs a wrapper module; Install builds one command", t.Name)
+	}
+	seen := map[string]bool{}
+	for _, name := range t.binaries() {
+		if seen[name] {
+			return fmt.Errorf("tool %q: two commands would both be named %q in its folder", t.Name, name)
+		}
+		seen[name] = true
 	}
 	if strings.ContainsAny(t.Name+t.Version, `/\`) || t.Name == "." || t.Name == ".." {
 		return fmt.Errorf("tool %q version %q: name and version must be plain folder names", t.Name, t.Version)
@@ -126,7 +177,7 @@ func Ensure(ctx context.Context, root string, t Tool) (string, error) {
 	if err := os.MkdirAll(filepath.Join(root, CacheDir), 0o755); err != nil {
 		return "", fmt.Errorf("tool %s: %w", t.Name, err)
 	}
-	unlock, err := lockFile(ctx, filepath.Join(root, CacheDir, t.Name+"-"+t.Version+".lock"))
+	unlock, err := lockFile(ctx, filepath.Join(root, CacheDir, t.folder()+".lock"))
 	if err != nil {
 		return "", fmt.Errorf("tool %s %s: waiting for the build lock: %w", t.Name, t.Version, err)
 	}
@@ -150,8 +201,13 @@ func current(root string, t Tool, want string) bool {
 	if err != nil || strings.TrimSpace(string(got)) != want {
 		return false
 	}
-	fi, err := os.Stat(t.Path(root))
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+	for _, name := range t.binaries() {
+		fi, err := os.Stat(t.PathOf(root, name))
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func goEnv(ctx context.Context, name string) (string, error) {

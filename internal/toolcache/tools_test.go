@@ -46,6 +46,7 @@ func TestStampChangesWithEveryInput(t *testing.T) {
 		"LDFlags":    Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: ""}.stamp("go1.26"),
 		"go version": base.stamp("go1.27"),
 		"install":    Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Install: true}.stamp("go1.26"),
+		"also":       Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Also: []string{"m/other"}}.stamp("go1.26"),
 		// Moving bytes between fields must not collide.
 		"boundary": Tool{Name: "x", Version: "v1", GoMod: "module m\nm/cmd", Package: "", LDFlags: "-s"}.stamp("go1.26"),
 	} {
@@ -109,6 +110,9 @@ func TestValidate(t *testing.T) {
 		{"install", func(t *Tool) { t.Install, t.GoMod = true, "" }, ""},
 		{"install with GoMod", func(t *Tool) { t.Install = true }, "GoMod must be empty"},
 		{"install without Package", func(t *Tool) { t.Install, t.GoMod, t.Package = true, "", "" }, "empty Package"},
+		{"also", func(t *Tool) { t.Also = []string{"m/cmd/y"} }, ""},
+		{"also with install", func(t *Tool) { t.Install, t.GoMod, t.Also = true, "", []string{"m/cmd/y"} }, "Also needs a wrapper module"},
+		{"also named like the tool", func(t *Tool) { t.Name, t.Also = "y", []string{"m/cmd/y"} }, `both be named "y"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tool := good
@@ -172,6 +176,80 @@ func helloTool(t *testing.T, name, message string) Tool {
 		GoMod:   fmt.Sprintf("module holdfast.local/hello-build\n\ngo 1.24\n\nrequire example.local/hello v0.0.0\n\nreplace example.local/hello => %s\n", src),
 		Package: "example.local/hello",
 		LDFlags: "-X main.message=" + message,
+	}
+}
+
+// twoCommandsTool is a tool whose Package and one Also command come from a
+// module on disk: the shape of kube-apiserver with the node's binaries.
+func twoCommandsTool(t *testing.T, name string) Tool {
+	t.Helper()
+	src := t.TempDir()
+	files := map[string]string{
+		"go.mod":             "module example.local/pair\n\ngo 1.24\n",
+		"lib/lib.go":         "package lib\n\nvar Message = \"default\"\n",
+		"cmd/first/main.go":  "package main\n\nimport (\"fmt\"; \"example.local/pair/lib\")\n\nfunc main() { fmt.Print(\"first \" + lib.Message) }\n",
+		"cmd/second/main.go": "package main\n\nimport (\"fmt\"; \"example.local/pair/lib\")\n\nfunc main() { fmt.Print(\"second \" + lib.Message) }\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(src, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Tool{
+		Name:    name,
+		Version: "v0.0.1",
+		GoMod:   fmt.Sprintf("module holdfast.local/pair-build\n\ngo 1.24\n\nrequire example.local/pair v0.0.0\n\nreplace example.local/pair => %s\n", src),
+		Package: "example.local/pair/cmd/first",
+		Also:    []string{"example.local/pair/cmd/second"},
+		LDFlags: "-X example.local/pair/lib.Message=linked",
+	}
+}
+
+// TestEnsureBuildsAlsoInOneBuild checks that Also's commands come out of
+// the same build as Package, with its flags, and that a missing one
+// rebuilds: a cached kube-apiserver without a kubelet beside it is not
+// current.
+func TestEnsureBuildsAlsoInOneBuild(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	root := t.TempDir()
+	tool := twoCommandsTool(t, "first")
+	path, err := Ensure(ctx, root, tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run(t, path); got != "first linked" {
+		t.Errorf("%s says %q, want %q", path, got, "first linked")
+	}
+	second := tool.PathOf(root, "second")
+	if got := run(t, second); got != "second linked" {
+		t.Errorf("%s says %q, want %q (built with the tool's LDFlags)", second, got, "second linked")
+	}
+	if n := buildsOf(tool.Name); n != 1 {
+		t.Errorf("%d builds, want 1 for both commands", n)
+	}
+	// A definition without Also (an older checkout sharing the cache) has
+	// its own folder: neither rebuilds over the other.
+	plain := tool
+	plain.Also = nil
+	if plain.Dir(root) == tool.Dir(root) {
+		t.Errorf("with and without Also share the folder %s", tool.Dir(root))
+	}
+	if err := os.Remove(second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Ensure(ctx, root, tool); err != nil {
+		t.Fatal(err)
+	}
+	if n := buildsOf(tool.Name); n != 2 {
+		t.Errorf("%d builds after removing %s, want 2 (a missing Also binary must rebuild)", n, second)
+	}
+	if got := run(t, second); got != "second linked" {
+		t.Errorf("rebuilt %s says %q", second, got)
 	}
 }
 
