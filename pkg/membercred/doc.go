@@ -17,6 +17,22 @@
 //     The glue should keep one source per cluster (not one per rest.Config
 //     built) and call Metrics.Forget when a cluster is removed.
 //
+//   - The member's CA bundle, the other half of the same Secret.
+//     BuildClusterConfig copies caBundle into TLSClientConfig.CAData once,
+//     so after the member API server's CA is renewed every new connection
+//     of a long-lived client fails with "x509: certificate signed by unknown
+//     authority" until the process restarts. src.TrustSecretCABundle(cfg)
+//     makes each new TLS connection verify against the bundle the source
+//     holds now: it is taken from the same Secret reads as the token (no
+//     extra request), a verification failure forces a read as a 401 does
+//     (single flight, MinForcedRefreshInterval, MaxReadWait), a bundle that
+//     withdraws a certificate closes the member's connections
+//     (k8s.io/client-go/util/connrotation), and a bundle without a usable
+//     certificate is refused with the last good one kept. Verification is
+//     crypto/tls's own (RootCAs per connection) for direct connections and
+//     the same x509 check in VerifyConnection where net/http does the
+//     handshake (through a proxy); never system roots, never skipped.
+//
 //   - OwnCredentialGuard: the process's OWN API-server credential. A process
 //     whose ServiceAccount was deleted and recreated keeps running and Ready
 //     while every request fails with 401. The guard re-reads the credential on
