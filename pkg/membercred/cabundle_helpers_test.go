@@ -256,3 +256,40 @@ func fetchOK(c *http.Client, url string) error {
 }
 
 func discardLogger() logr.Logger { return funcr.New(func(string, string) {}, funcr.Options{}) }
+
+// tunnelProxy is an HTTP CONNECT proxy, what a Cluster's spec.proxyURL
+// points at. (replay_chain_hostonly_test.go has a recording one, but
+// host-only tests are not carried into upstream trees.)
+func tunnelProxy(t testing.TB) *httptest.Server {
+	t.Helper()
+	p := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect {
+			http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
+			return
+		}
+		upstream, err := net.Dial("tcp", r.Host)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		down, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			upstream.Close()
+			return
+		}
+		_, _ = io.WriteString(down, "HTTP/1.1 200 Connection established\r\n\r\n")
+		go func() {
+			_, _ = io.Copy(upstream, buf)
+			_ = upstream.(*net.TCPConn).CloseWrite()
+		}()
+		go func() {
+			_, _ = io.Copy(down, upstream)
+			down.Close()
+			upstream.Close()
+		}()
+	}))
+	p.Config.ErrorLog = log.New(io.Discard, "", 0)
+	p.Start()
+	t.Cleanup(p.Close)
+	return p
+}

@@ -29,7 +29,7 @@ import (
 // covers.
 func viaProxy(t *testing.T, cfg *rest.Config) {
 	t.Helper()
-	u, err := url.Parse(newConnectProxy(t).URL)
+	u, err := url.Parse(tunnelProxy(t).URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,9 +467,9 @@ func TestTrustSecretCABundleLeavesOtherConfigsAlone(t *testing.T) {
 // port-forward) is not an *http.Transport and passes through the wrapper.
 func TestCABundleSPDYLeftAlone(t *testing.T) {
 	trust := newCATrust(func(s *caSnapshot) *caSnapshot { return s })
-	rt := http.RoundTripper(roundTripperFunc(func(*http.Request) (*http.Response, error) { return nil, nil }))
-	if got := trust.wrap(rt, "https://member:6443"); got == nil {
-		t.Fatal("nil round tripper")
+	rt := http.RoundTripper(&notATransport{})
+	if got := trust.wrap(rt, "https://member:6443"); got != rt {
+		t.Fatal("a round tripper other than *http.Transport was replaced")
 	}
 	insecure := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
 	if got := trust.wrap(insecure, "https://member:6443"); got != http.RoundTripper(insecure) {
@@ -524,3 +524,7 @@ func TestCABundleOverlapPublishedNotYetRead(t *testing.T) {
 		})
 	}
 }
+
+type notATransport struct{}
+
+func (*notATransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, errors.New("unused") }
