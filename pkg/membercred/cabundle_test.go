@@ -527,4 +527,6 @@ func TestCABundleOverlapPublishedNotYetRead(t *testing.T) {
 
 type notATransport struct{}
 
-func (*notATransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, errors.New("unused") }
+func (*notATransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("unused")
+}
