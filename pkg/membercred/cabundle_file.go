@@ -1,6 +1,7 @@
 package membercred
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -187,6 +188,8 @@ func (f *CAFile) readLocked() {
 	switch {
 	case err != nil:
 		reason, detail = ReasonCAFileUnreadable, err.Error()
+	case f.trust.current.Load() != nil && bytes.Equal(f.trust.current.Load().raw, raw):
+		snap = f.trust.current.Load() // unchanged: nothing to parse
 	default:
 		if snap, detail = parseCABundle(raw); detail != "" {
 			reason, detail = ReasonCABundleInvalid, "the file "+detail
