@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
 	testingclock "k8s.io/utils/clock/testing"
 )
@@ -529,4 +530,40 @@ type notATransport struct{}
 
 func (*notATransport) RoundTrip(*http.Request) (*http.Response, error) {
 	return nil, errors.New("unused")
+}
+
+// TestCABundleFailureWaitsAtMostMaxReadWait: a handshake whose verification
+// failed waits for the Secret read it started at most MaxReadWait; a getter
+// that hangs costs it no more, and the request fails as upstream's would.
+func TestCABundleFailureWaitsAtMostMaxReadWait(t *testing.T) {
+	oldCA, newCA := newTestCA(t, "old", nil), newTestCA(t, "new", nil)
+	clk := testingclock.NewFakeClock(time.Now())
+	m := newTLSMember(t, newCA.serving(t, leafOpts{}), false)
+	st := newCASecretStore("tok", oldCA.pem())
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	hanging := func(ns, name string) (*corev1.Secret, error) {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release
+		return st.get(ns, name)
+	}
+	src := newCASource(t, st, caseClock(clk), func(o *SecretTokenSourceOptions) { o.Getter = hanging })
+	c := memberClient(t, src, st, m.URL, func(*testing.T, *rest.Config) {})
+	defer close(release)
+
+	done := make(chan error, 1)
+	go func() { done <- fetchOK(c, m.URL) }()
+	select {
+	case <-entered:
+	case err := <-done:
+		t.Fatalf("the failed handshake read nothing: %v", err)
+	}
+	waitFor(t, "the handshake to wait for the read", clk.HasWaiters)
+	clk.Step(MaxReadWait)
+	if err := <-done; !isVerificationError(err) {
+		t.Fatalf("after MaxReadWait with the read still hanging: got %v, want the verification error", err)
+	}
 }
