@@ -1,7 +1,8 @@
 // Package membercred is the credential transport for long-lived Kubernetes
-// clients whose bearer token can change under them.
+// clients whose bearer token or server CA can change under them.
 //
-// It has two halves that must not be confused:
+// Its parts (the member's token and CA, and the process's own credential,
+// which must not be confused with them):
 //
 //   - SecretTokenSource: the credential of a push-mode Karmada MEMBER cluster.
 //     Karmada's BuildClusterConfig copies the token out of the cluster's Secret
@@ -17,7 +18,8 @@
 //     The glue should keep one source per cluster (not one per rest.Config
 //     built) and call Metrics.Forget when a cluster is removed.
 //
-//   - The member's CA bundle, the other half of the same Secret.
+//   - The member's CA bundle, the other half of the same Secret (and, with
+//     TrustCAFile, a CA file such as a worker's HUB_CA_FILE).
 //     BuildClusterConfig copies caBundle into TLSClientConfig.CAData once,
 //     so after the member API server's CA is renewed every new connection
 //     of a long-lived client fails with "x509: certificate signed by unknown
