@@ -567,3 +567,26 @@ func TestCABundleFailureWaitsAtMostMaxReadWait(t *testing.T) {
 		t.Fatalf("after MaxReadWait with the read still hanging: got %v, want the verification error", err)
 	}
 }
+
+// TestCABundleUnchangedCostsNoRead: with the Secret unchanged, following
+// its bundle costs no Secret read beyond the token's: clients built again
+// and again (as Karmada's status controller does), their requests and new
+// connections read nothing, and they share one connection pool.
+func TestCABundleUnchangedCostsNoRead(t *testing.T) {
+	ca := newTestCA(t, "ca", nil)
+	m := newTLSMember(t, ca.serving(t, leafOpts{}), false)
+	st := newCASecretStore("tok", ca.pem())
+	src := newCASource(t, st)
+	for i := range 5 {
+		c := memberClient(t, src, st, m.URL, func(*testing.T, *rest.Config) {})
+		if err := fetchOK(c, m.URL); err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+	}
+	if got := st.calls.Load(); got != 0 {
+		t.Errorf("%d Secret reads, want none", got)
+	}
+	if got := m.accepted.Load(); got != 1 {
+		t.Errorf("%d connections for five clients built from equal configs, want one shared pool as client-go's transport cache gives", got)
+	}
+}
