@@ -29,4 +29,10 @@ var (
 	// MemberTokenPickedUp is the patched binary picking up a rotated token
 	// from the Secret (pkg/membercred).
 	MemberTokenPickedUp = regexp.MustCompile(`Picked up a rotated member cluster token`)
+	// MemberCABundlePickedUp is the patched binary taking a changed
+	// caBundle from the Secret (pkg/membercred).
+	MemberCABundlePickedUp = regexp.MustCompile(`Picked up a changed member cluster CA bundle`)
+	// NodeInformerUnknownAuthority is the member node reflector failing to
+	// verify the member's serving certificate.
+	NodeInformerUnknownAuthority = regexp.MustCompile(`\*v1\.Node.*x509: certificate signed by unknown authority`)
 )
