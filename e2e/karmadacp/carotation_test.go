@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/karmadacp"
@@ -132,3 +134,78 @@ func testCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 
 func testCAOverlap(t *testing.T, b karmadacp.Build)  { testCARotation(t, b, false) }
 func testCAReplaced(t *testing.T, b karmadacp.Build) { testCARotation(t, b, true) }
+
+// testSearchCARotation is case B for karmada-search: member1's CA renewed
+// (restart with a certificate of a new CA, then the Secret's caBundle
+// replaced), then a Deployment created on member1. The cache path is served
+// by the ResourceRegistry controller's member informer, built once:
+// pristine keeps the caBundle it was built with and never serves the new
+// object (RED, x509 errors as evidence); patched serves it (GREEN). The
+// proxy path builds a client per request from the Secret and is not judged.
+func testSearchCARotation(t *testing.T, b karmadacp.Build) {
+	pristine := b == karmadacp.Pristine
+	expected := e2ereport.Pass
+	if pristine {
+		expected = e2ereport.RedAsExpected
+	}
+	e := newEnv(t, b, withSearch())
+	s := begin(t, "search-ca-rotation", string(b), expected, append(slices.Clone(standIns), searchStandIns...)...)
+	ctx := t.Context()
+	s.Timing("control-plane-start", e.started)
+	m := e.joinMember1(ctx, s)
+	if _, err := e.cp.API.Dynamic().Resource(karmadacp.ResourceRegistryGVR).Create(ctx, ResourceRegistry(registryName, memberName), metav1.CreateOptions{}); err != nil {
+		s.Fatalf("creating ResourceRegistry %s: %v", registryName, err)
+	}
+	memberDeployments := e.member.Kubernetes().AppsV1().Deployments(workloadNamespace)
+	if _, err := memberDeployments.Create(ctx, Deployment(workloadNamespace, "before", "search", 1), metav1.CreateOptions{}); err != nil {
+		s.Fatalf("creating Deployment %s/before on %s: %v", workloadNamespace, memberName, err)
+	}
+	if err := e.waitSearch(ctx, cachePath, "before", searchTimeout, nil); err != nil {
+		s.Fatalf("before the CA switch: %v", err)
+	}
+	search := e.cp.Process(karmadacp.Search)
+	mark := len(search.Log())
+	newCA := e.member.NextCAData()
+	if err := e.member.RestartWithNextCA(ctx); err != nil {
+		s.Fatalf("restarting %s with a new CA: %v", memberName, err)
+	}
+	if err := m.WriteCABundle(ctx, newCA); err != nil {
+		s.Fatalf("%v", err)
+	}
+	updated := time.Now()
+	createdMark := len(search.Log())
+	if _, err := memberDeployments.Create(ctx, Deployment(workloadNamespace, "after", "search", 1), metav1.CreateOptions{}); err != nil {
+		s.Fatalf("creating Deployment %s/after on %s: %v", workloadNamespace, memberName, err)
+	}
+	timeout, window := searchTimeout, (func() string)(nil)
+	if pristine {
+		timeout, window = reflectorRetryBound+blindSettle, refusedWindow(search.Log, createdMark, MemberWatchUnknownAuthority)
+	}
+	err := e.waitSearch(ctx, cachePath, "after", timeout, window)
+	if search.Exited() {
+		s.Errorf("%s exited (code %d)", search.Name(), search.ExitCode())
+	}
+	switch judgeStep(pristine, err, "") {
+	case stepPassed:
+		if pristine {
+			s.Outcome(e2ereport.Pass, "the pristine build served the object created after the CA switch: the scenario no longer reproduces the bug")
+			return
+		}
+		s.Timing("secret-update-to-cache-hit", time.Since(updated))
+		if lines := karmada.Lines(search.Log(), mark, MemberCABundlePickedUp); len(lines) > 0 {
+			s.Notef("evidence: %s", lines[0])
+		}
+		s.Outcome(e2ereport.Pass, "GREEN: after member1's CA was renewed and the Secret updated, Deployment %s/after is served by the cache path (member Deployment informer x509 errors since the switch: %d)",
+			workloadNamespace, len(karmada.Lines(search.Log(), mark, MemberWatchUnknownAuthority)))
+	case stepBroke:
+		s.Notef("cache path: %v", err)
+		s.Notef("evidence: %s", firstLine(search.Log(), createdMark, MemberWatchUnknownAuthority))
+		if pristine {
+			s.Outcome(e2ereport.RedAsExpected, "RED at the cache path: the member Deployment informer fails with x509 errors against the renewed CA (%d since the switch)", len(karmada.Lines(search.Log(), mark, MemberWatchUnknownAuthority)))
+			return
+		}
+		s.Outcome(e2ereport.Fail, "broke at the cache path")
+	default:
+		s.Errorf("cache path: inconclusive: %v", err)
+	}
+}

@@ -35,4 +35,8 @@ var (
 	// NodeInformerUnknownAuthority is the member node reflector failing to
 	// verify the member's serving certificate.
 	NodeInformerUnknownAuthority = regexp.MustCompile(`\*v1\.Node.*x509: certificate signed by unknown authority`)
+	// MemberWatchUnknownAuthority is a member Deployment informer failing
+	// to verify the member's serving certificate (the error quotes the URL,
+	// so unlike MemberWatchUnauthorized it cannot stop at a quote).
+	MemberWatchUnknownAuthority = regexp.MustCompile(`"Failed to watch".*x509: certificate signed by unknown authority.*type="apps/v1, Resource=deployments"`)
 )

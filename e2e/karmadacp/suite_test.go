@@ -107,4 +107,6 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "ca-rotation-replaced", karmadacp.Pristine, testCAReplaced)
 	run(t, "ca-rotation-overlap", karmadacp.Patched, testCAOverlap)
 	run(t, "ca-rotation-replaced", karmadacp.Patched, testCAReplaced)
+	run(t, "search-ca-rotation", karmadacp.Pristine, testSearchCARotation)
+	run(t, "search-ca-rotation", karmadacp.Patched, testSearchCARotation)
 }

@@ -32,6 +32,7 @@ var Catalog = map[string][]Planned{
 		{"own-credential", both},
 		{"ca-rotation-overlap", both},
 		{"ca-rotation-replaced", both},
+		{"search-ca-rotation", both},
 	},
 	"worker-hub-failover": {
 		{"secondary unset: connects to the primary, never contacts the secondary", patchedOnly},
