@@ -8,6 +8,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
@@ -207,5 +208,79 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build) {
 		s.Outcome(e2ereport.Fail, "broke at the cache path")
 	default:
 		s.Errorf("cache path: inconclusive: %v", err)
+	}
+}
+
+// testMetricsCARotation is case B for karmada-metrics-adapter: member1's CA
+// renewed (restart with a certificate of a new CA, then the Secret's
+// caBundle replaced), then a Pod created on member1. The adapter serves its
+// PodMetrics only once its member Pod informer, built once, has listed it:
+// pristine keeps the caBundle it was built with (RED, x509 errors as
+// evidence); patched follows the Secret (GREEN).
+func testMetricsCARotation(t *testing.T, b karmadacp.Build) {
+	pristine := b == karmadacp.Pristine
+	expected := e2ereport.Pass
+	if pristine {
+		expected = e2ereport.RedAsExpected
+	}
+	e := newEnv(t, b, withMetricsAdapter(), withMemberMetrics())
+	s := begin(t, "metrics-ca-rotation", string(b), expected, append(slices.Clip(standIns), metricsStandIns...)...)
+	ctx := t.Context()
+	s.Timing("control-plane-start", e.started)
+	pm, err := metricsclient.NewForConfig(e.cp.API.AdminConfig())
+	if err != nil {
+		s.Fatalf("metrics client for %s: %v", e.cp.API.Name(), err)
+	}
+	m := e.joinMember1(ctx, s)
+	if err := e.createMemberPod(ctx, probeBefore); err != nil {
+		s.Fatalf("%v", err)
+	}
+	if _, err := waitPodMetrics(ctx, pm, probeBefore, metricsTimeout, nil); err != nil {
+		s.Fatalf("before the CA switch: %v", err)
+	}
+	adapter := e.cp.Process(karmadacp.MetricsAdapter)
+	mark := len(adapter.Log())
+	newCA := e.member.NextCAData()
+	if err := e.member.RestartWithNextCA(ctx); err != nil {
+		s.Fatalf("restarting %s with a new CA: %v", memberName, err)
+	}
+	if err := m.WriteCABundle(ctx, newCA); err != nil {
+		s.Fatalf("%v", err)
+	}
+	updated := time.Now()
+	if err := e.createMemberPod(ctx, probeAfter); err != nil {
+		s.Fatalf("%v", err)
+	}
+	createdMark := len(adapter.Log())
+	timeout, window := metricsTimeout, (func() string)(nil)
+	if pristine {
+		timeout, window = reflectorRetryBound+blindSettle, refusedWindow(adapter.Log, createdMark, PodInformerUnknownAuthority)
+	}
+	_, err = waitPodMetrics(ctx, pm, probeAfter, timeout, window)
+	if adapter.Exited() {
+		s.Errorf("%s exited (code %d)", adapter.Name(), adapter.ExitCode())
+	}
+	failures := len(karmada.Lines(adapter.Log(), mark, PodInformerUnknownAuthority))
+	switch judgeStep(pristine, err, "") {
+	case stepPassed:
+		if pristine {
+			s.Outcome(e2ereport.Pass, "the pristine build served the new Pod's metrics after the CA switch: the scenario no longer reproduces the bug")
+			return
+		}
+		s.Timing("secret-update-to-first-metric", time.Since(updated))
+		if lines := karmada.Lines(adapter.Log(), mark, MemberCABundlePickedUp); len(lines) > 0 {
+			s.Notef("evidence: %s", lines[0])
+		}
+		s.Outcome(e2ereport.Pass, "GREEN: after member1's CA was renewed and the Secret updated, PodMetrics %s/%s is served (member Pod informer x509 errors since the switch: %d)", workloadNamespace, probeAfter, failures)
+	case stepBroke:
+		s.Notef("new Pod's metrics: %v", err)
+		s.Notef("evidence: %s", firstLine(adapter.Log(), createdMark, PodInformerUnknownAuthority))
+		if pristine {
+			s.Outcome(e2ereport.RedAsExpected, "RED: the new Pod's metrics are never served; the member Pod informer fails with x509 errors against the renewed CA (%d since the switch)", failures)
+			return
+		}
+		s.Outcome(e2ereport.Fail, "the new Pod's metrics were not served")
+	default:
+		s.Errorf("new Pod's metrics: inconclusive: %v", err)
 	}
 }

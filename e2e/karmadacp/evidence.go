@@ -38,5 +38,9 @@ var (
 	// MemberWatchUnknownAuthority is a member Deployment informer failing
 	// to verify the member's serving certificate (the error quotes the URL,
 	// so unlike MemberWatchUnauthorized it cannot stop at a quote).
+	// PodInformerUnknownAuthority is karmada-metrics-adapter's member Pod
+	// informer failing to verify the member's serving certificate (JSON
+	// logs: the keys may come in either order).
+	PodInformerUnknownAuthority = regexp.MustCompile(`Failed to watch.*(x509: certificate signed by unknown authority.*"\*v1\.Pod"|"\*v1\.Pod".*x509: certificate signed by unknown authority)`)
 	MemberWatchUnknownAuthority = regexp.MustCompile(`"Failed to watch".*x509: certificate signed by unknown authority.*type="apps/v1, Resource=deployments"`)
 )

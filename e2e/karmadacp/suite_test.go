@@ -109,4 +109,6 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "ca-rotation-replaced", karmadacp.Patched, testCAReplaced)
 	run(t, "search-ca-rotation", karmadacp.Pristine, testSearchCARotation)
 	run(t, "search-ca-rotation", karmadacp.Patched, testSearchCARotation)
+	run(t, "metrics-ca-rotation", karmadacp.Pristine, testMetricsCARotation)
+	run(t, "metrics-ca-rotation", karmadacp.Patched, testMetricsCARotation)
 }

@@ -33,6 +33,7 @@ var Catalog = map[string][]Planned{
 		{"ca-rotation-overlap", both},
 		{"ca-rotation-replaced", both},
 		{"search-ca-rotation", both},
+		{"metrics-ca-rotation", both},
 	},
 	"worker-hub-failover": {
 		{"secondary unset: connects to the primary, never contacts the secondary", patchedOnly},
