@@ -29,4 +29,18 @@ var (
 	// MemberTokenPickedUp is the patched binary picking up a rotated token
 	// from the Secret (pkg/membercred).
 	MemberTokenPickedUp = regexp.MustCompile(`Picked up a rotated member cluster token`)
+	// MemberCABundlePickedUp is the patched binary taking a changed
+	// caBundle from the Secret (pkg/membercred).
+	MemberCABundlePickedUp = regexp.MustCompile(`Picked up a changed member cluster CA bundle`)
+	// NodeInformerUnknownAuthority is the member node reflector failing to
+	// verify the member's serving certificate.
+	NodeInformerUnknownAuthority = regexp.MustCompile(`\*v1\.Node.*x509: certificate signed by unknown authority`)
+	// MemberWatchUnknownAuthority is a member Deployment informer failing
+	// to verify the member's serving certificate (the error quotes the URL,
+	// so unlike MemberWatchUnauthorized it cannot stop at a quote).
+	// PodInformerUnknownAuthority is karmada-metrics-adapter's member Pod
+	// informer failing to verify the member's serving certificate (JSON
+	// logs: the keys may come in either order).
+	PodInformerUnknownAuthority = regexp.MustCompile(`Failed to watch.*(x509: certificate signed by unknown authority.*"\*v1\.Pod"|"\*v1\.Pod".*x509: certificate signed by unknown authority)`)
+	MemberWatchUnknownAuthority = regexp.MustCompile(`"Failed to watch".*x509: certificate signed by unknown authority.*type="apps/v1, Resource=deployments"`)
 )

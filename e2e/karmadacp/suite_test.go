@@ -103,4 +103,12 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "rotation", karmadacp.Patched, testRotation)
 	run(t, "metrics", karmadacp.Patched, testMetrics)
 	run(t, "repeated-restart", karmadacp.Patched, func(t *testing.T, _ karmadacp.Build) { testRepeatedRestartControl(t) })
+	run(t, "ca-rotation-overlap", karmadacp.Pristine, testCAOverlap)
+	run(t, "ca-rotation-replaced", karmadacp.Pristine, testCAReplaced)
+	run(t, "ca-rotation-overlap", karmadacp.Patched, testCAOverlap)
+	run(t, "ca-rotation-replaced", karmadacp.Patched, testCAReplaced)
+	run(t, "search-ca-rotation", karmadacp.Pristine, testSearchCARotation)
+	run(t, "search-ca-rotation", karmadacp.Patched, testSearchCARotation)
+	run(t, "metrics-ca-rotation", karmadacp.Pristine, testMetricsCARotation)
+	run(t, "metrics-ca-rotation", karmadacp.Patched, testMetricsCARotation)
 }

@@ -23,15 +23,22 @@ import (
 type pki struct {
 	caCert, servingCert, servingKey []byte // PEM
 	saKey, saPub                    []byte // PEM: the token signing key pair
+	// next is a second CA and serving certificate, made up front so that
+	// the admin clients trust it from the start (see
+	// Cluster.RestartWithNextCA): kube-apiserver serves it only after that.
+	next struct{ caCert, servingCert, servingKey []byte }
 }
 
 // File names under the cluster's cert folder.
 const (
-	caCertFile      = "ca.crt"
-	servingCertFile = "apiserver.crt"
-	servingKeyFile  = "apiserver.key"
-	saKeyFile       = "sa.key"
-	saPubFile       = "sa.pub"
+	caCertFile          = "ca.crt"
+	servingCertFile     = "apiserver.crt"
+	servingKeyFile      = "apiserver.key"
+	nextCACertFile      = "next-ca.crt"
+	nextServingCertFile = "next-apiserver.crt"
+	nextServingKeyFile  = "next-apiserver.key"
+	saKeyFile           = "sa.key"
+	saPubFile           = "sa.pub"
 )
 
 // newPKI makes a CA named after the cluster, a serving certificate it signs
@@ -49,14 +56,16 @@ func newPKI(cluster string, now time.Time, extraIPs ...net.IP) (*pki, error) {
 			ips = append(ips, ip)
 		}
 	}
-	p.servingCert, p.servingKey, err = ca.Issue(testpki.Leaf{
-		CommonName: "kube-apiserver-" + cluster,
-		Usage:      x509.ExtKeyUsageServerAuth,
-		IPs:        ips,
-		DNSNames:   []string{"localhost"},
-	}, now)
+	if p.servingCert, p.servingKey, err = servingPair(ca, cluster, ips, now); err != nil {
+		return nil, err
+	}
+	next, err := testpki.NewAuthority("holdfast-e2e-next-ca-"+cluster, now)
 	if err != nil {
-		return nil, fmt.Errorf("serving certificate: %w", err)
+		return nil, err
+	}
+	p.next.caCert = next.CertPEM
+	if p.next.servingCert, p.next.servingKey, err = servingPair(next, cluster, ips, now); err != nil {
+		return nil, err
 	}
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -71,6 +80,21 @@ func newPKI(cluster string, now time.Time, extraIPs ...net.IP) (*pki, error) {
 	}
 	p.saPub = pem.EncodeToMemory(&pem.Block{Type: keyutil.PublicKeyBlockType, Bytes: saPubDER})
 	return p, nil
+}
+
+// servingPair is kube-apiserver's serving certificate and key, signed by ca,
+// for localhost and ips (127.0.0.1 and the cluster's extra addresses).
+func servingPair(ca *testpki.Authority, cluster string, ips []net.IP, now time.Time) (cert, key []byte, err error) {
+	cert, key, err = ca.Issue(testpki.Leaf{
+		CommonName: "kube-apiserver-" + cluster,
+		Usage:      x509.ExtKeyUsageServerAuth,
+		IPs:        ips,
+		DNSNames:   []string{"localhost"},
+	}, now)
+	if err != nil {
+		return nil, nil, fmt.Errorf("serving certificate: %w", err)
+	}
+	return cert, key, nil
 }
 
 // write puts the files in dir; private keys are readable by the owner only.
@@ -88,6 +112,9 @@ func (p *pki) write(dir string) error {
 		{servingKeyFile, p.servingKey, 0o600},
 		{saKeyFile, p.saKey, 0o600},
 		{saPubFile, p.saPub, 0o644},
+		{nextCACertFile, p.next.caCert, 0o644},
+		{nextServingCertFile, p.next.servingCert, 0o644},
+		{nextServingKeyFile, p.next.servingKey, 0o600},
 	} {
 		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
 			return err

@@ -83,12 +83,15 @@ type Timings struct {
 // Cluster is a running control plane. Its methods are safe for concurrent
 // use.
 type Cluster struct {
-	name       string
-	opts       Options
-	layout     layout
-	ports      ports
-	endpoint   string
-	caData     []byte
+	name     string
+	opts     Options
+	layout   layout
+	ports    ports
+	endpoint string
+	// adminTrust is what the admin clients trust: the first and the next CA,
+	// so that they keep working across RestartWithNextCA without being
+	// rebuilt under callers that hold them.
+	adminTrust []byte
 	adminToken string
 	admin      *rest.Config
 	kube       kubernetes.Interface
@@ -96,6 +99,8 @@ type Cluster struct {
 	probe      *http.Client
 
 	mu        sync.Mutex // guards the fields below and serialises Restart and Stop
+	caData    []byte     // the CA of the serving certificate kube-apiserver presents
+	nextCA    []byte     // nil once RestartWithNextCA has switched to it
 	etcd      *Process
 	apiServer *Process
 	stopped   bool
@@ -173,6 +178,8 @@ func (c *Cluster) prepare() error {
 		return fmt.Errorf("cluster %s: writing certificates: %w", c.name, err)
 	}
 	c.caData = keys.caCert
+	c.nextCA = keys.next.caCert
+	c.adminTrust = append(append([]byte(nil), keys.caCert...), keys.next.caCert...)
 	token := make([]byte, 32)
 	if _, err := rand.Read(token); err != nil {
 		return fmt.Errorf("cluster %s: %w", c.name, err)
@@ -211,7 +218,7 @@ func (c *Cluster) buildClients() error {
 	c.admin = &rest.Config{
 		Host:            c.endpoint,
 		BearerToken:     c.adminToken,
-		TLSClientConfig: rest.TLSClientConfig{CAData: c.caData},
+		TLSClientConfig: rest.TLSClientConfig{CAData: c.adminTrust},
 		QPS:             clientQPS,
 		Burst:           clientBurst,
 		UserAgent:       "holdfast-e2e",
@@ -297,9 +304,53 @@ func (c *Cluster) killAll() {
 // serving open watches while the server drains). The log continues in the
 // same file after a "starting" marker line.
 func (c *Cluster) Restart(ctx context.Context) error {
-	begin := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.restartLocked(ctx, nil)
+}
+
+// NextCAData is the CA of the serving certificate RestartWithNextCA switches
+// kube-apiserver to, for a test that publishes it before the switch (old and
+// new CA in a bundle, as a careful CA rotation does). nil after the switch.
+func (c *Cluster) NextCAData() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]byte(nil), c.nextCA...)
+}
+
+// RestartWithNextCA is Restart with kube-apiserver serving, on the same port,
+// a certificate of a CA it has never presented (NextCAData), as a member
+// whose CA was renewed does: a client that trusts only the old CA fails
+// every new connection with "x509: certificate signed by unknown
+// authority". The files are swapped while the server is down (a running
+// kube-apiserver reloads its serving certificate files by itself); CAFile
+// and CAData hold the new CA afterwards. The admin clients trust both CAs
+// from the start. Once per cluster.
+func (c *Cluster) RestartWithNextCA(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.nextCA == nil {
+		return fmt.Errorf("cluster %s: RestartWithNextCA called twice", c.name)
+	}
+	return c.restartLocked(ctx, func() error {
+		for from, to := range map[string]string{
+			nextCACertFile:      caCertFile,
+			nextServingCertFile: servingCertFile,
+			nextServingKeyFile:  servingKeyFile,
+		} {
+			if err := os.Rename(c.layout.cert(from), c.layout.cert(to)); err != nil {
+				return fmt.Errorf("cluster %s: switching to the next CA: %w", c.name, err)
+			}
+		}
+		c.caData, c.nextCA = c.nextCA, nil
+		return nil
+	})
+}
+
+// restartLocked kills kube-apiserver, runs whileDown (if any) and starts it
+// again. Callers hold c.mu.
+func (c *Cluster) restartLocked(ctx context.Context, whileDown func() error) error {
+	begin := time.Now()
 	if c.stopped {
 		return fmt.Errorf("cluster %s: Restart after Stop", c.name)
 	}
@@ -308,6 +359,11 @@ func (c *Cluster) Restart(ctx context.Context) error {
 	if c.apiServer != nil {
 		if err := c.apiServer.Kill(); err != nil {
 			return fmt.Errorf("cluster %s: killing kube-apiserver: %w", c.name, err)
+		}
+	}
+	if whileDown != nil {
+		if err := whileDown(); err != nil {
+			return err
 		}
 	}
 	// The port may be taken for a moment by another cluster's FreePort
@@ -374,7 +430,11 @@ func (c *Cluster) EtcdEndpoint() string { return c.ports.etcdURL() }
 func (c *Cluster) CAFile() string { return c.layout.cert(caCertFile) }
 
 // CAData is the content of CAFile.
-func (c *Cluster) CAData() []byte { return append([]byte(nil), c.caData...) }
+func (c *Cluster) CAData() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]byte(nil), c.caData...)
+}
 
 // AdminConfig returns a new copy of the admin's client config: a bearer
 // token from the static token file, in group system:masters.

@@ -10,8 +10,12 @@ import (
 // kubeconfig builds a one-context kubeconfig for the cluster with the given
 // user.
 func (c *Cluster) kubeconfig(user *clientcmdapi.AuthInfo) *clientcmdapi.Config {
+	return c.kubeconfigTrusting(user, c.CAData())
+}
+
+func (c *Cluster) kubeconfigTrusting(user *clientcmdapi.AuthInfo, ca []byte) *clientcmdapi.Config {
 	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters[c.name] = &clientcmdapi.Cluster{Server: c.endpoint, CertificateAuthorityData: c.caData}
+	cfg.Clusters[c.name] = &clientcmdapi.Cluster{Server: c.endpoint, CertificateAuthorityData: ca}
 	cfg.AuthInfos[c.name] = user
 	cfg.Contexts[c.name] = &clientcmdapi.Context{Cluster: c.name, AuthInfo: c.name}
 	cfg.CurrentContext = c.name
@@ -21,7 +25,8 @@ func (c *Cluster) kubeconfig(user *clientcmdapi.AuthInfo) *clientcmdapi.Config {
 // writeAdminKubeconfig writes the admin kubeconfig (mode 0600: it holds the
 // admin token).
 func (c *Cluster) writeAdminKubeconfig() error {
-	cfg := c.kubeconfig(&clientcmdapi.AuthInfo{Token: c.adminToken})
+	// The admin's trust, both CAs, like the admin clients (RestartWithNextCA).
+	cfg := c.kubeconfigTrusting(&clientcmdapi.AuthInfo{Token: c.adminToken}, c.adminTrust)
 	if err := clientcmd.WriteToFile(*cfg, c.layout.adminKubeconfig()); err != nil {
 		return fmt.Errorf("cluster %s: writing the admin kubeconfig: %w", c.name, err)
 	}

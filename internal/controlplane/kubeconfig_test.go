@@ -11,7 +11,7 @@ import (
 
 func TestKubeconfigs(t *testing.T) {
 	dir := t.TempDir()
-	c := &Cluster{name: "hub-a", endpoint: "https://127.0.0.1:6443", caData: []byte("CA PEM"), adminToken: "admin-secret", layout: layout(dir)}
+	c := &Cluster{name: "hub-a", endpoint: "https://127.0.0.1:6443", caData: []byte("CA PEM"), adminTrust: []byte("CA PEM NEXT PEM"), adminToken: "admin-secret", layout: layout(dir)}
 	if err := c.writeAdminKubeconfig(); err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestKubeconfigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if admin.Host != c.endpoint || admin.BearerToken != "admin-secret" || string(admin.CAData) != "CA PEM" {
+	if admin.Host != c.endpoint || admin.BearerToken != "admin-secret" || string(admin.CAData) != "CA PEM NEXT PEM" {
 		t.Errorf("admin kubeconfig: host %q, CA %q, token set %v", admin.Host, admin.CAData, admin.BearerToken != "")
 	}
 
@@ -41,6 +41,9 @@ func TestKubeconfigs(t *testing.T) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if string(cfg.CAData) != "CA PEM" {
+		t.Errorf("token kubeconfig trusts %q, want only the serving CA", cfg.CAData)
 	}
 	if cfg.BearerTokenFile != tokenFile {
 		t.Errorf("token kubeconfig: tokenFile %q, want %q", cfg.BearerTokenFile, tokenFile)

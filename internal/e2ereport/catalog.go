@@ -30,6 +30,10 @@ var Catalog = map[string][]Planned{
 		{"search", both},
 		{"metrics", both},
 		{"own-credential", both},
+		{"ca-rotation-overlap", both},
+		{"ca-rotation-replaced", both},
+		{"search-ca-rotation", both},
+		{"metrics-ca-rotation", both},
 	},
 	"worker-hub-failover": {
 		{"secondary unset: connects to the primary, never contacts the secondary", patchedOnly},

@@ -310,6 +310,21 @@ func (m *Member) WriteToken(ctx context.Context, token string) error {
 	return nil
 }
 
+// WriteCABundle puts bundle into the member's Secret on karmada-apiserver
+// under caBundle, as a CA rotation publishes a renewed member CA.
+func (m *Member) WriteCABundle(ctx context.Context, bundle []byte) error {
+	secrets := m.cp.API.Kubernetes().CoreV1().Secrets(ClusterNamespace)
+	s, err := secrets.Get(ctx, m.Name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading Secret %s/%s: %w", ClusterNamespace, m.Name, err)
+	}
+	s.Data[SecretCADataKey] = bundle
+	if _, err := secrets.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("writing the caBundle of Secret %s/%s: %w", ClusterNamespace, m.Name, err)
+	}
+	return nil
+}
+
 // ClusterReady reports the Cluster's Ready condition ("True", "False",
 // "Unknown" or "" before the controller-manager set one) and when it last
 // changed.

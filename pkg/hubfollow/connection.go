@@ -2,6 +2,8 @@ package hubfollow
 
 import (
 	"k8s.io/client-go/rest"
+
+	"github.com/holdfast-dist/holdfast/pkg/membercred"
 )
 
 // Environment variables naming a hub connection. The primary's names and
@@ -88,6 +90,19 @@ func (c Connection) RESTConfig() *rest.Config {
 			CAFile: c.CAFile,
 		},
 	}
+}
+
+// ClientConfig is RESTConfig whose new connections verify the hub against
+// what CAFile holds now (membercred.TrustCAFile) instead of what it held when
+// client-go built the transport: the file is re-read at most a minute after
+// the last read and at once when a handshake fails verification, so a hub
+// whose CA was renewed (the kubelet swapping the Secret volume's file) is
+// reached again without restarting the worker. With the file unchanged the
+// worker connects, and sends, exactly what RESTConfig does.
+func (c Connection) ClientConfig() *rest.Config {
+	cfg := c.RESTConfig()
+	membercred.TrustCAFile(cfg)
+	return cfg
 }
 
 // String names the connection for logs: slot and endpoint (with any userinfo

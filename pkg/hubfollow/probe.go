@@ -194,11 +194,11 @@ func (p *Prober) restClient() (*rest.RESTClient, error) {
 	return client, nil
 }
 
-// probeRESTConfig is the hub's own RESTConfig (same endpoint, token file and
-// CA file the worker would connect with, so a probe also proves the
-// credential) plus the bounds a probe needs.
+// probeRESTConfig is the hub's own ClientConfig (same endpoint, token file and
+// CA file the worker would connect with, the CA file followed the same way, so
+// a probe also proves the credential) plus the bounds a probe needs.
 func probeRESTConfig(conn Connection, timeout time.Duration) *rest.Config {
-	cfg := conn.RESTConfig()
+	cfg := conn.ClientConfig()
 	cfg.Timeout = timeout
 	cfg.ContentType = "application/json"
 	cfg.AcceptContentTypes = "application/json"

@@ -1,7 +1,8 @@
 // Package membercred is the credential transport for long-lived Kubernetes
-// clients whose bearer token can change under them.
+// clients whose bearer token or server CA can change under them.
 //
-// It has two halves that must not be confused:
+// Its parts (the member's token and CA, and the process's own credential,
+// which must not be confused with them):
 //
 //   - SecretTokenSource: the credential of a push-mode Karmada MEMBER cluster.
 //     Karmada's BuildClusterConfig copies the token out of the cluster's Secret
@@ -16,6 +17,23 @@
 //     round tripper (Karmada's proxy-header wrapper expects *http.Transport).
 //     The glue should keep one source per cluster (not one per rest.Config
 //     built) and call Metrics.Forget when a cluster is removed.
+//
+//   - The member's CA bundle, the other half of the same Secret (and, with
+//     TrustCAFile, a CA file such as a worker's HUB_CA_FILE).
+//     BuildClusterConfig copies caBundle into TLSClientConfig.CAData once,
+//     so after the member API server's CA is renewed every new connection
+//     of a long-lived client fails with "x509: certificate signed by unknown
+//     authority" until the process restarts. src.TrustSecretCABundle(cfg)
+//     makes each new TLS connection verify against the bundle the source
+//     holds now: it is taken from the same Secret reads as the token (no
+//     extra request), a verification failure forces a read as a 401 does
+//     (single flight, MinForcedRefreshInterval, MaxReadWait), a bundle that
+//     withdraws a certificate closes the member's connections
+//     (k8s.io/client-go/util/connrotation), and a bundle without a usable
+//     certificate is refused with the last good one kept. Verification is
+//     crypto/tls's own (RootCAs per connection) for direct connections and
+//     the same x509 check in VerifyConnection where net/http does the
+//     handshake (through a proxy); never system roots, never skipped.
 //
 //   - OwnCredentialGuard: the process's OWN API-server credential. A process
 //     whose ServiceAccount was deleted and recreated keeps running and Ready

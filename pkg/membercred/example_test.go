@@ -110,3 +110,44 @@ func ExampleOwnCredentialGuardOptions_Validate() {
 	fmt.Println(opts.Validate())
 	// Output: Threshold must be at least 1 (0 for the default 5), got -1
 }
+
+// The CA half of the same Secret: after BuildClusterConfig has set the TLS
+// and proxy settings from the Secret and the Cluster, TrustSecretCABundle
+// makes new connections verify against the caBundle the source reads from
+// the Secret with the token, instead of the CAData frozen into cfg.
+func ExampleSecretTokenSource_TrustSecretCABundle() {
+	member := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "ok")
+	}))
+	defer member.Close()
+	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: member.Certificate().Raw})
+
+	getSecret := func(namespace, name string) (*corev1.Secret, error) {
+		return &corev1.Secret{Data: map[string][]byte{
+			membercred.SecretTokenKey:    []byte("token"),
+			membercred.SecretCABundleKey: caBundle,
+		}}, nil
+	}
+	src, err := membercred.NewSecretTokenSource(membercred.SecretTokenSourceOptions{
+		Cluster: "member1", Namespace: "karmada-cluster", Name: "member1",
+		Getter: getSecret, InitialToken: "token",
+	})
+	if err != nil {
+		panic(err)
+	}
+	cfg := &rest.Config{Host: member.URL, TLSClientConfig: rest.TLSClientConfig{CAData: caBundle}}
+	cfg.Wrap(src.WrapTransport)
+	src.TrustSecretCABundle(cfg) // last: its wrapper goes innermost
+
+	client, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		panic(err)
+	}
+	resp, err := client.Get(member.URL)
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	fmt.Println(resp.Status, src.Health().TracksCABundle)
+	// Output: 200 OK true
+}

@@ -30,6 +30,15 @@ type Health struct {
 	// of the Secret (the Secret holds a token the member rejects), with no
 	// other response in between.
 	ConsecutivePersisted401s int
+	// TracksCABundle is true once the member's connections verify against
+	// the Secret's CA bundle (TrustSecretCABundle). CABundleError and
+	// CABundleErrorReason say why the most recent read's bundle was not
+	// taken (ReasonCABundle* constants), ConsecutiveCABundleFailures how many
+	// reads in a row; the last good bundle keeps being used meanwhile.
+	TracksCABundle              bool
+	CABundleError               string
+	CABundleErrorReason         string
+	ConsecutiveCABundleFailures int
 }
 
 // Err summarises h as an error, nil when the credential is usable and
@@ -43,6 +52,8 @@ func (h Health) Err() error {
 		return fmt.Errorf("member cluster %q rejects the token in Secret %s (%d consecutive 401 Unauthorized after re-reading it)", h.Cluster, h.Secret, h.ConsecutivePersisted401s)
 	case h.LastError != "":
 		return fmt.Errorf("member cluster %q: keeping the last good token; %d reads of Secret %s failed in a row, last: %s", h.Cluster, h.ConsecutiveRefreshFailures, h.Secret, h.LastError)
+	case h.CABundleError != "":
+		return fmt.Errorf("member cluster %q: keeping the last good CA bundle; %d reads of Secret %s in a row %s", h.Cluster, h.ConsecutiveCABundleFailures, h.Secret, h.CABundleError)
 	}
 	return nil
 }

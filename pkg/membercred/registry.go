@@ -79,6 +79,15 @@ func (r *Registry) Source(opts SecretTokenSourceOptions) (*SecretTokenSource, er
 	return s, nil
 }
 
+// Lookup returns the cluster's current source, nil if it has none. Glue
+// that only adds to a client built by Source (TrustSecretCABundle) uses it
+// to reach the same source without a getter of its own.
+func (r *Registry) Lookup(cluster string) *SecretTokenSource {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sources[cluster]
+}
+
 // Forget drops the cluster's source, stops every source the registry built
 // for it from recording, and deletes its metric series, so a deleted cluster
 // neither lingers in dashboards nor keeps a staleness alert firing. It holds

@@ -100,3 +100,23 @@ func TestRegistryReplacesOnSecretChangeAndForgets(t *testing.T) {
 		t.Errorf("Source with bad options = %v, want a validation error", err)
 	}
 }
+
+// TestRegistryLookup: Lookup finds the source Source built, and none after
+// Forget.
+func TestRegistryLookup(t *testing.T) {
+	r := NewRegistry(nil)
+	if r.Lookup("m1") != nil {
+		t.Fatal("a source before any was built")
+	}
+	src, err := r.Source(SecretTokenSourceOptions{Cluster: "m1", Namespace: "ns", Name: "m1", Getter: storeWithToken("t").get})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Lookup("m1"); got != src {
+		t.Fatalf("Lookup = %p, want the source Source built (%p)", got, src)
+	}
+	r.Forget("m1")
+	if r.Lookup("m1") != nil {
+		t.Fatal("a source after Forget")
+	}
+}

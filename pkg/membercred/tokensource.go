@@ -61,9 +61,20 @@ type SecretTokenSource struct {
 	// getter is scrubbed of each of them before it is logged or kept.
 	seen []string
 
+	// caError, caReason and caFailures are the CA bundle's counterparts of
+	// lastError, lastReason and failures.
+	caError    string
+	caReason   string
+	caFailures int
+
 	// readWait bounds how long a request waits for a Secret read: after a
 	// 401, or with no token cached. MaxReadWait; tests shorten it.
 	readWait time.Duration
+
+	// ca is the member's CA bundle, taken from the same reads as the token
+	// once TrustSecretCABundle gave it a first one (before that its current
+	// is nil and reads leave the bundle alone).
+	ca *caTrust
 }
 
 // cachedToken is an immutable snapshot published through an atomic pointer.
@@ -99,6 +110,9 @@ type secretRead struct {
 	// one a moment earlier) says nothing about what the Secret holds after
 	// a rotation.
 	rejected string
+	// caRejected is the CA bundle whose verification failure started this
+	// read, nil for any other cause; the same rule as for rejected.
+	caRejected *caSnapshot
 	// slowReported makes "did not finish in time" one log line per read,
 	// however many requests gave up waiting for it.
 	slowReported atomic.Bool
@@ -147,6 +161,7 @@ func NewSecretTokenSource(opts SecretTokenSourceOptions) (*SecretTokenSource, er
 		clock:     opts.Clock,
 		readWait:  MaxReadWait,
 	}
+	s.ca = newCATrust(s.caAfterFailure)
 	s.getter.Store(&opts.Getter)
 	if opts.InitialToken != "" {
 		token, _ := normalizeToken([]byte(opts.InitialToken)) // Validate accepted it
@@ -311,7 +326,7 @@ func (s *SecretTokenSource) startUnauthorizedRead(sent *cachedToken) (read *secr
 	if lr := s.lastRead; lr != nil && lr.rejected == sent.token && s.clock.Now().Sub(lr.completed) < MinForcedRefreshInterval {
 		return lr, true
 	}
-	return s.launchRead(sent.token), true
+	return s.launchRead(sent.token, nil), true
 }
 
 // startRead joins the read under way or starts one, unless the cause is
@@ -338,13 +353,13 @@ func (s *SecretTokenSource) startRead(cause readCause) *secretRead {
 			return s.lastRead // its error is still news; do not hammer the getter
 		}
 	}
-	return s.launchRead("")
+	return s.launchRead("", nil)
 }
 
 // launchRead starts a read on its own goroutine. Callers hold s.mu and have
 // checked that no read is under way.
-func (s *SecretTokenSource) launchRead(rejected string) *secretRead {
-	read := &secretRead{done: make(chan struct{}), rejected: rejected}
+func (s *SecretTokenSource) launchRead(rejected string, caRejected *caSnapshot) *secretRead {
+	read := &secretRead{done: make(chan struct{}), rejected: rejected, caRejected: caRejected}
 	s.inFlight = read
 	s.reading.Store(true)
 	go s.read(read)
@@ -389,7 +404,12 @@ func (s *SecretTokenSource) read(r *secretRead) {
 		r.err = s.noTokenError(detail)
 	}
 	r.completed = now
+	ca, tracked := s.caFromSecret(secret, getErr)
 	s.mu.Unlock()
+
+	if tracked {
+		s.applyCA(ca)
+	}
 
 	// Log and count outside the lock but before the read is marked done, so
 	// that whoever sees it done (a waiter, the next read, a test) also sees
@@ -506,13 +526,17 @@ func (s *SecretTokenSource) Health() Health {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return Health{
-		Cluster:                    s.cluster,
-		Secret:                     s.secretRef,
-		HasToken:                   s.current.Load() != nil,
-		LastRefresh:                s.lastRefresh,
-		LastError:                  s.lastError,
-		LastErrorReason:            s.lastReason,
-		ConsecutiveRefreshFailures: s.failures,
-		ConsecutivePersisted401s:   int(s.persisted401.Load()),
+		Cluster:                     s.cluster,
+		Secret:                      s.secretRef,
+		HasToken:                    s.current.Load() != nil,
+		LastRefresh:                 s.lastRefresh,
+		LastError:                   s.lastError,
+		LastErrorReason:             s.lastReason,
+		ConsecutiveRefreshFailures:  s.failures,
+		ConsecutivePersisted401s:    int(s.persisted401.Load()),
+		TracksCABundle:              s.ca.current.Load() != nil,
+		CABundleError:               s.caError,
+		CABundleErrorReason:         s.caReason,
+		ConsecutiveCABundleFailures: s.caFailures,
 	}
 }

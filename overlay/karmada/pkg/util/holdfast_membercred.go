@@ -68,3 +68,16 @@ func holdfastWrapMemberCredential(clusterConfig *rest.Config, cluster *clusterv1
 func HoldfastForgetMemberCredential(clusterName string) {
 	holdfastMemberCredentials().Forget(clusterName)
 }
+
+// holdfastTrustMemberCABundle makes clusterConfig verify the member API
+// server against the caBundle its Secret holds now, read with the token by
+// the cluster's shared source, instead of the CAData BuildClusterConfig
+// froze into it (patch 0004-member-ca-bundle). BuildClusterConfig calls it
+// last, after the token wrapper: the source exists, and TLS and proxy are
+// set as upstream sets them. A config that skips verification is left as
+// it is.
+func holdfastTrustMemberCABundle(clusterConfig *rest.Config, clusterName string) {
+	if source := holdfastMemberCredentials().Lookup(clusterName); source != nil {
+		source.TrustSecretCABundle(clusterConfig)
+	}
+}
