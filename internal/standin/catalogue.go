@@ -57,7 +57,7 @@ var Catalogue = []Entry{
 		"kube-apiserver v1.35.3 from the tool cache (k8s.io/kubernetes wrapper) at /usr/local/bin/kube-apiserver",
 		"v1.35.3 under the chart's v1.35.2 tag (the tool cache's Kubernetes, one patch release newer); no go-runner entrypoint, the chart gives `command: [kube-apiserver, ...]`"},
 	{RefKubeControllerManager, Unshipped,
-		"kube-controller-manager v1.35.3 from the same wrapper module (toolcache.KubernetesCommand) at /usr/local/bin/kube-controller-manager",
+		"kube-controller-manager v1.35.3 from the same wrapper module (toolcache.KubeAPIServer, one build with kube-apiserver) at /usr/local/bin/kube-controller-manager",
 		"as kube-apiserver"},
 	{RefAggregatedAPIServer, Unshipped,
 		"karmada-aggregated-apiserver from the pristine v1.18.2 tree (internal/treebin) at /bin/karmada-aggregated-apiserver, Karmada's image layout (image.Specs[\"karmada\"])",

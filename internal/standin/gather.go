@@ -18,13 +18,11 @@ import (
 
 // Tools are the tool-cache programs the images carry, by binary name.
 var Tools = map[string]toolcache.Tool{
-	binEtcd:                  toolcache.Etcd,
-	binKubeAPIServer:         toolcache.KubeAPIServer,
-	binKubeControllerManager: toolcache.KubernetesCommand(binKubeControllerManager),
-	binKubectl:               toolcache.KubernetesCommand(binKubectl),
-	binCfssl:                 Cfssl,
-	binCfssljson:             Cfssljson,
-	binCoreDNS:               CoreDNS,
+	binEtcd:          toolcache.Etcd,
+	binKubeAPIServer: toolcache.KubeAPIServer,
+	binCfssl:         Cfssl,
+	binCfssljson:     Cfssljson,
+	binCoreDNS:       CoreDNS,
 }
 
 // gather finds or builds every input: tool-cache programs, the pristine
@@ -47,6 +45,17 @@ func gather(ctx context.Context, o Options) (inputs, error) {
 			return inputs{}, err
 		}
 		in.bins[name] = p
+	}
+	// kube-controller-manager and kubectl come out of kube-apiserver's one
+	// build (toolcache.KubeAPIServer.Also), which the node harness shares.
+	for _, name := range []string{binKubeControllerManager, binKubectl} {
+		if have(name) {
+			continue
+		}
+		if _, err := toolcache.Ensure(ctx, o.Root, toolcache.KubeAPIServer); err != nil {
+			return inputs{}, err
+		}
+		in.bins[name] = toolcache.KubeAPIServer.PathOf(o.Root, name)
 	}
 	pinFile, err := pins.Load(filepath.Join(o.Root, pins.FileName))
 	if err != nil {

@@ -50,6 +50,7 @@ var KubeAPIServer = Tool{
 		"k8s.io/kubernetes/cmd/" + KubeControllerManager,
 		"k8s.io/kubernetes/cmd/" + KubeScheduler,
 		"k8s.io/kubernetes/cmd/" + KubeProxy,
+		"k8s.io/kubernetes/cmd/" + Kubectl,
 	},
 }
 
@@ -60,6 +61,9 @@ const (
 	KubeControllerManager = "kube-controller-manager"
 	KubeScheduler         = "kube-scheduler"
 	KubeProxy             = "kube-proxy"
+	// Kubectl is for the stand-in images of the Karmada chart's hook jobs
+	// (internal/standin); it shares nearly every package too.
+	Kubectl = "kubectl"
 )
 
 // kubernetesVersionLDFlags sets what hack/lib/version.sh sets in a
