@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/charts"
@@ -113,9 +112,9 @@ func releaseSigning(ctx context.Context, e *env, version string, source build.So
 	}
 	sig.Build = slsa.Build{
 		Release: version, Repository: image.SourceURL(self), Commit: source.Commit,
-		// The Go that builds the binaries is this one: `make release`
-		// runs every step with the same go command.
-		GoVersion: runtime.Version(), Platforms: platforms,
+		// The binaries' Go is build.Toolchain, whatever Go runs holdfast;
+		// VerifyBinaries refuses any other.
+		GoVersion: build.Toolchain, Platforms: platforms,
 		Builder: slsa.BuilderFromEnv(os.Getenv),
 	}
 	return sig, nil

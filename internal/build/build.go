@@ -42,6 +42,9 @@ type Options struct {
 	// Env is the go command's environment; nil inherits holdfast's.
 	// CGO_ENABLED=0 is always added, and GOOS/GOARCH for a Platform.
 	Env []string
+	// Toolchain is the Go release that compiles; empty means Toolchain.
+	// The upstream's go line stays as it is either way (see Toolchain).
+	Toolchain string
 	// Log receives the go command lines and, while one runs, a heartbeat
 	// line every progress.Interval; nil discards. It is progress, not
 	// results: holdfast passes its stderr.
@@ -93,11 +96,19 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700 would hide the binaries from other users
 		return nil, err
 	}
+	toolchain := o.Toolchain
+	if toolchain == "" {
+		toolchain = Toolchain
+	}
+	goCmd, err := ResolveGo(ctx, toolchain)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", o.Upstream.Name, o.Pin.Version, err)
+	}
 	env := o.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	env = append(env[:len(env):len(env)], "CGO_ENABLED=0")
+	env = append(goCmd.Env(env), "CGO_ENABLED=0")
 	if o.Platform != (Platform{}) {
 		env = append(env, "GOOS="+o.Platform.OS, "GOARCH="+o.Platform.Arch)
 	}
@@ -109,9 +120,9 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 		}
 		args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", filepath.Join(tmp, name), pkg}
 		if o.Log != nil {
-			fmt.Fprintf(o.Log, "  (cd %s && CGO_ENABLED=0 %sgo %s)\n", o.Tree, o.Platform.goEnv(), quote(args))
+			fmt.Fprintf(o.Log, "  (cd %s && GOTOOLCHAIN=%s CGO_ENABLED=0 %sgo %s)\n", o.Tree, toolchain, o.Platform.goEnv(), quote(args))
 		}
-		cmd := exec.CommandContext(ctx, "go", args...)
+		cmd := exec.CommandContext(ctx, goCmd.Bin, args...)
 		cmd.Dir, cmd.Env = o.Tree, env
 		// go build holds its output until it ends: a cold build is
 		// otherwise silent for minutes.

@@ -11,10 +11,10 @@ import (
 )
 
 // VerifyBinaries checks that dir holds every binary of up as Build writes
-// it for pin: a Go binary, static (CGO_ENABLED=0), stamped with the pin's
-// holdfast version and the short form of seriesH1, all for one platform,
-// which it returns. A release must not ship a binary left from another
-// pin, another series or a pristine build.
+// it for pin: a Go binary compiled by Toolchain, static (CGO_ENABLED=0),
+// stamped with the pin's holdfast version and the short form of seriesH1,
+// all for one platform, which it returns. A release must not ship a
+// binary left from another pin, another series or a pristine build.
 //
 // The stamps are looked for in the binary's bytes, where the linker's -X
 // puts them: builds use -trimpath, and the go command then leaves -ldflags
@@ -29,6 +29,9 @@ func VerifyBinaries(dir string, up *pins.Upstream, pin pins.Pin, seriesH1 string
 		info, err := buildinfo.ReadFile(path)
 		if err != nil {
 			return Platform{}, fmt.Errorf("binary %s: not a Go binary (%w)", path, err)
+		}
+		if info.GoVersion != Toolchain {
+			return Platform{}, fmt.Errorf("binary %s: built with %s, not %s, the toolchain holdfast ships with: rebuild it (holdfast build)", path, info.GoVersion, Toolchain)
 		}
 		settings := map[string]string{}
 		for _, s := range info.Settings {
