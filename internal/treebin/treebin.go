@@ -112,6 +112,7 @@ func Ensure(ctx context.Context, r Request) (Result, error) {
 	// binaries or none.
 	if _, err := build.Build(ctx, build.Options{
 		Tree: r.Tree, Upstream: up, Pin: pin, Stamp: stamp, Out: out, Name: name, Log: r.Log,
+		Pristine: rec.Kind == provenance.Pristine,
 	}); err != nil {
 		return Result{}, err
 	}
