@@ -112,6 +112,11 @@ func linkTree(src, dst string) error {
 		if err != nil {
 			return err
 		}
+		if path == dst {
+			// The output folder may lie inside the tree (--bin DIR in it):
+			// the checkout must not copy itself.
+			return filepath.SkipDir
+		}
 		if d.Name() == ".git" {
 			return fmt.Errorf("%s: a tree holds no .git", path)
 		}

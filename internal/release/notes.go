@@ -7,6 +7,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/imagebuild"
+	"github.com/holdfast-dist/holdfast/internal/overrides"
 	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
@@ -20,6 +21,8 @@ type Shipped struct {
 	Series   []*patchset.Patch
 	// SeriesHash is the h1: hash the binaries were stamped with.
 	SeriesHash string
+	// Overrides are the series' dependency overrides (internal/overrides).
+	Overrides []overrides.Entry
 }
 
 // LoadShipped reads the default pin of every upstream in the pin file and
@@ -37,7 +40,7 @@ func LoadShipped(root string, f *pins.File) ([]Shipped, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", up.Name, pin.Version, err)
 		}
-		out = append(out, Shipped{Upstream: up, Pin: pin, Series: in.Series, SeriesHash: in.SeriesHash})
+		out = append(out, Shipped{Upstream: up, Pin: pin, Series: in.Series, SeriesHash: in.SeriesHash, Overrides: in.Overrides})
 	}
 	return out, nil
 }
@@ -97,6 +100,27 @@ func (n Notes) Markdown() []byte {
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", p.Name(), cell(h.Subject), cell(h.HoldfastFix),
 				cell(h.UpstreamIssue), cell(h.UpstreamPR), cell(status), cell(h.DropWhen))
+		}
+	}
+	overridden := false
+	for _, s := range n.Shipped {
+		overridden = overridden || len(s.Overrides) > 0
+	}
+	if overridden {
+		b.WriteString("\n## Dependency overrides\n\n")
+		b.WriteString("Requirements raised in the patched tree with the go command (checksum database consulted) " +
+			"to versions that fix the advisories named; the go line stays upstream's. " +
+			"\"Drop when\" is the upstream requirement from which a rebase removes the entry.\n")
+		for _, s := range n.Shipped {
+			if len(s.Overrides) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "\n### %s %s\n\n", s.Upstream.Name, s.Pin.Version)
+			b.WriteString("| module | version | fixes | drop when | why this version |\n|---|---|---|---|---|\n")
+			for _, e := range s.Overrides {
+				fmt.Fprintf(&b, "| `%s` | %s | %s | upstream requires >= %s | %s |\n", e.Module, e.Version,
+					strings.Join(e.Fixes, " "), e.DropWhen, cell(e.Why))
+			}
 		}
 	}
 	if len(n.Artifacts) > 0 {
