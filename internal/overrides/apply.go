@@ -97,7 +97,7 @@ type Result struct {
 }
 
 // Apply raises the tree's requirements to the entries that are still
-// needed, with `go get MODULE@VERSION`. A superseded entry changes nothing
+// needed, with one `go get MODULE@VERSION...`. A superseded entry changes nothing
 // (the rebase report says to drop it); a conflicting one, a go get that
 // fails, or one that would move the go or toolchain line is an error
 // naming the entry, and leaves the tree to be discarded by the caller.
@@ -116,6 +116,8 @@ func Apply(ctx context.Context, dir string, entries []Entry, g Go) (*Result, err
 	if bin == "" {
 		bin = "go"
 	}
+	var args []string
+	env := os.Environ()
 	for _, v := range verdicts {
 		switch v.Status {
 		case Conflicts:
@@ -123,18 +125,26 @@ func Apply(ctx context.Context, dir string, entries []Entry, g Go) (*Result, err
 		case Superseded:
 			continue
 		}
-		env := os.Environ()
 		if g.Env != nil {
+			// The same settings decide every module's fetch; checking each
+			// path refuses a GOPRIVATE or GONOSUMDB pattern matching any.
 			if env, err = g.Env(ctx, dir, v.Entry.Module); err != nil {
 				return nil, fmt.Errorf("override %s %s: %w", v.Entry.Module, v.Entry.Version, err)
 			}
 		}
-		cmd := exec.CommandContext(ctx, bin, "get", v.Entry.Module+"@"+v.Entry.Version)
+		args = append(args, v.Entry.Module+"@"+v.Entry.Version)
+		res.Applied = append(res.Applied, v)
+	}
+	if len(args) > 0 {
+		// One go get for every entry: the go command then refuses entries
+		// that contradict each other (one module's version requiring
+		// more of another than its entry says) instead of one entry
+		// silently undoing an earlier one.
+		cmd := exec.CommandContext(ctx, bin, append([]string{"get"}, args...)...)
 		cmd.Dir, cmd.Env = dir, append(env, "GOWORK=off", "GOFLAGS=-mod=mod")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("override %s %s: go get in %s: %v: %s", v.Entry.Module, v.Entry.Version, dir, err, strings.TrimSpace(string(out)))
+			return nil, fmt.Errorf("overrides: go get %s in %s: %v: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(string(out)))
 		}
-		res.Applied = append(res.Applied, v)
 	}
 	after, err := os.ReadFile(goModPath)
 	if err != nil {

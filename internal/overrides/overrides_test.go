@@ -140,7 +140,7 @@ func TestApply(t *testing.T) {
 	// A version that needs a newer Go than the tree's go line.
 	newer := fix
 	newer.Version, newer.DropWhen = "v1.3.0", "v1.3.0"
-	if _, err := Apply(context.Background(), newTree(), []Entry{newer}, g); err == nil || !strings.Contains(err.Error(), "override example.com/dep v1.3.0") {
+	if _, err := Apply(context.Background(), newTree(), []Entry{newer}, g); err == nil || !strings.Contains(err.Error(), "go get example.com/dep@v1.3.0") || !strings.Contains(err.Error(), "requires go >= 1.99") {
 		t.Errorf("an override needing go 1.99: err = %v", err)
 	}
 	// A module upstream does not require.

@@ -313,14 +313,14 @@ func (c Config) applyOverrides(ctx context.Context, dir string, entries []overri
 		}
 	}
 	applied := map[string]overrides.Entry{}
-	var via []string
 	for _, v := range res.Applied {
 		applied[v.Entry.Module] = v.Entry
-		via = append(via, v.Entry.Module)
 	}
 	var lines []string
 	for _, ch := range res.Changes {
-		why := "raised by the go command with " + strings.Join(via, ", ")
+		// A module no entry names moved because an overridden version
+		// requires more of it (minimal version selection).
+		why := "required by the overridden versions"
 		if e, ok := applied[ch.Module]; ok {
 			why = "fixes " + strings.Join(e.Fixes, " ")
 		}
