@@ -37,6 +37,11 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 	if err != nil {
 		return nil, err
 	}
+	// Dependency overrides change upstream code paths: the packages that
+	// call into a moved module run their own tests with the new versions.
+	if plan.OverrideImporters, err = r.OverrideImporters(ctx, patched.Dir, overriddenModules(patched.Record.Overrides)); err != nil {
+		return nil, err
+	}
 	res := &Result{
 		Upstream: up.Name, Version: pin.Version, HoldfastVersion: patched.Record.HoldfastVersion,
 		SeriesHash: patched.Record.SeriesHash, Plan: plan, Pristine: NoTests, Patched: NoTests,

@@ -68,10 +68,7 @@ func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*R
 	// sources are the same in two trees is compiled once: the cold
 	// upstream-test run is bounded by what the series really changes.
 	argv := append(append([]string{"test", "-json", "-trimpath"}, args...), pkgs...)
-	env := r.Env
-	if env == nil {
-		env = os.Environ()
-	}
+	env := envOrOS(r.Env)
 	goBin, toolchainEnv := "go", ""
 	if r.Toolchain != "" {
 		g, err := build.ResolveGo(ctx, r.Toolchain)
@@ -252,4 +249,11 @@ func (r *Run) FailedTests(except []string) []string {
 	}
 	sort.Strings(failed)
 	return failed
+}
+
+func envOrOS(env []string) []string {
+	if env == nil {
+		return os.Environ()
+	}
+	return env
 }

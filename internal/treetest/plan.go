@@ -27,6 +27,10 @@ type Plan struct {
 	// RegressionTests are the Test functions declared in the regression
 	// test files, the only tests run on the pristine tree.
 	RegressionTests []string
+	// OverrideImporters are the packages importing a module the series'
+	// dependency overrides moved (Runner.OverrideImporters): their own
+	// tests run on the patched tree with the new versions.
+	OverrideImporters []string `json:",omitempty"`
 }
 
 // NewPlan derives the plan from the series, the carried libraries and the
@@ -61,7 +65,7 @@ func NewPlan(series []*patchset.Patch, carried []string, testsDir string) (Plan,
 // Patched is every package the patched tree's run covers, each once.
 func (p Plan) Patched() []string {
 	seen := map[string]bool{}
-	for _, list := range [][]string{p.Touched, p.Carried, p.RegressionPackages} {
+	for _, list := range [][]string{p.Touched, p.Carried, p.RegressionPackages, p.OverrideImporters} {
 		for _, pkg := range list {
 			seen[pkg] = true
 		}

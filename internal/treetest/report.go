@@ -276,6 +276,9 @@ func WriteText(w io.Writer, results []*Result) error {
 			r.Upstream, r.Version, r.Pristine.describe(Red), r.Patched.describe(Green), upstream)
 		fmt.Fprintf(w, "  %s  series %s  patched run %s (%s), pristine run %s (%s)\n",
 			r.HoldfastVersion, r.SeriesHash, r.PatchedTime, strings.Join(r.Plan.Patched(), " "), r.PristineTime, runPattern(r.regressionTests()))
+		if len(r.Plan.OverrideImporters) > 0 {
+			fmt.Fprintf(w, "  importers of overridden modules (tested on patched): %s\n", strings.Join(r.Plan.OverrideImporters, " "))
+		}
 		for _, line := range r.fixLines() {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
@@ -308,6 +311,9 @@ func WriteMarkdown(w io.Writer, results []*Result) error {
 	for _, r := range results {
 		fmt.Fprintf(w, "\n## %s %s\n\n- series hash: `%s`\n- packages tested on patched: `%s` (%s)\n- regression tests: `%s` (pristine run %s)\n",
 			r.Upstream, r.Version, r.SeriesHash, strings.Join(r.Plan.Patched(), " "), r.PatchedTime, strings.Join(r.regressionTests(), " "), r.PristineTime)
+		if len(r.Plan.OverrideImporters) > 0 {
+			fmt.Fprintf(w, "- importers of overridden modules (tested on patched): `%s`\n", strings.Join(r.Plan.OverrideImporters, " "))
+		}
 		if lines := r.fixLines(); len(lines) > 0 {
 			fmt.Fprintf(w, "\n")
 			for _, line := range lines {
