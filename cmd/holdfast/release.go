@@ -69,6 +69,11 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return "", err
 			}
+			// The gate: no shipped binary may carry a reachable advisory
+			// that has a fix, unless its series waives it with a reason.
+			if fixable := r.FixableReachable(func(m, id string) bool { return release.Waived(shipped, m, id) }); len(fixable) > 0 {
+				return "", fmt.Errorf("%w: %w", release.ErrRefused, vulnreport.GateError(fixable))
+			}
 			return r.Markdown(), nil
 		},
 	})

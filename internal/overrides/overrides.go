@@ -31,6 +31,22 @@ type Entry struct {
 	Line int
 }
 
+// Waiver excuses a reachable advisory with a fixed version that no entry
+// can take (the fixed version needs a newer go line, or breaks upstream),
+// so that the release gate lets it through; it ships in the VEX as
+// affected, with the reason.
+type Waiver struct {
+	ID   string
+	Why  string
+	Line int
+}
+
+// File is a parsed overrides file.
+type File struct {
+	Entries []Entry
+	Waivers []Waiver
+}
+
 var advisoryID = regexp.MustCompile(`^(GO-\d{4}-\d{4,}|CVE-\d{4}-\d{4,}|GHSA(-[23456789cfghjmpqrvwx]{4}){3})$`)
 
 const dropWhenPrefix = "upstream requires >= "
@@ -43,14 +59,29 @@ const dropWhenPrefix = "upstream requires >= "
 //		drop-when upstream requires >= v0.38.0
 //		why smallest fixed version; x/net tags minors only
 //
+// and waivers, a `waive ID` line with one indented why:
+//
+//	waive GO-2026-6603
+//		why fixed only in golang.org/x/net v0.60.0, which needs go 1.26
+//
 // Comments (#) and blank lines are ignored. Every field is required once;
 // anything else is an error naming the line.
-func Parse(name string, data []byte) ([]Entry, error) {
+func Parse(name string, data []byte) (File, error) {
 	var entries []Entry
+	var waivers []Waiver
 	seen := map[string]int{}
 	var cur *Entry
+	var waiver *Waiver
 	fields := map[string]bool{}
 	finish := func() error {
+		if waiver != nil {
+			if waiver.Why == "" {
+				return fmt.Errorf("%s:%d: waiver of %s has no why line", name, waiver.Line, waiver.ID)
+			}
+			waivers = append(waivers, *waiver)
+			waiver, fields = nil, map[string]bool{}
+			return nil
+		}
 		if cur == nil {
 			return nil
 		}
@@ -72,70 +103,88 @@ func Parse(name string, data []byte) ([]Entry, error) {
 		}
 		if raw[0] != ' ' && raw[0] != '\t' {
 			if err := finish(); err != nil {
-				return nil, err
+				return File{}, err
 			}
 			f := strings.Fields(line)
+			if len(f) > 0 && f[0] == "waive" {
+				if len(f) != 2 || !strings.HasPrefix(f[1], "GO-") || !advisoryID.MatchString(f[1]) {
+					return File{}, fmt.Errorf("%s:%d: want `waive GO-YYYY-NNNN`, found %q", name, n, line)
+				}
+				if prev, dup := seen[f[1]]; dup {
+					return File{}, fmt.Errorf("%s:%d: %s is waived twice (first on line %d)", name, n, f[1], prev)
+				}
+				seen[f[1]] = n
+				waiver = &Waiver{ID: f[1], Line: n}
+				continue
+			}
 			if len(f) != 2 {
-				return nil, fmt.Errorf("%s:%d: want `MODULE VERSION`, found %q", name, n, line)
+				return File{}, fmt.Errorf("%s:%d: want `MODULE VERSION`, found %q", name, n, line)
 			}
 			if err := module.Check(f[0], f[1]); err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", name, n, err)
+				return File{}, fmt.Errorf("%s:%d: %v", name, n, err)
 			}
 			if semver.Canonical(f[1]) != f[1] || module.IsPseudoVersion(f[1]) {
-				return nil, fmt.Errorf("%s:%d: %s %s: want a released version (vX.Y.Z), not a pseudo-version or a shorthand", name, n, f[0], f[1])
+				return File{}, fmt.Errorf("%s:%d: %s %s: want a released version (vX.Y.Z), not a pseudo-version or a shorthand", name, n, f[0], f[1])
 			}
 			if prev, dup := seen[f[0]]; dup {
-				return nil, fmt.Errorf("%s:%d: %s is overridden twice (first on line %d)", name, n, f[0], prev)
+				return File{}, fmt.Errorf("%s:%d: %s is overridden twice (first on line %d)", name, n, f[0], prev)
 			}
 			seen[f[0]] = n
 			cur = &Entry{Module: f[0], Version: f[1], Line: n}
 			continue
 		}
-		if cur == nil {
-			return nil, fmt.Errorf("%s:%d: an indented field before any `MODULE VERSION` line", name, n)
-		}
 		key, value, _ := strings.Cut(line, " ")
 		value = strings.TrimSpace(value)
+		if waiver != nil {
+			if key != "why" || waiver.Why != "" || value == "" {
+				return File{}, fmt.Errorf("%s:%d: waiver of %s: want one non-empty why line, found %q", name, n, waiver.ID, line)
+			}
+			waiver.Why = value
+			continue
+		}
+		if cur == nil {
+			return File{}, fmt.Errorf("%s:%d: an indented field before any `MODULE VERSION` line", name, n)
+		}
 		if fields[key] {
-			return nil, fmt.Errorf("%s:%d: %s: a second %s line", name, n, cur.Module, key)
+			return File{}, fmt.Errorf("%s:%d: %s: a second %s line", name, n, cur.Module, key)
 		}
 		fields[key] = true
 		switch key {
 		case "fixes":
 			for _, id := range strings.Fields(value) {
 				if !advisoryID.MatchString(id) {
-					return nil, fmt.Errorf("%s:%d: %s: %q is not an advisory ID (GO-YYYY-NNNN, CVE-YYYY-NNNN, GHSA-xxxx-xxxx-xxxx)", name, n, cur.Module, id)
+					return File{}, fmt.Errorf("%s:%d: %s: %q is not an advisory ID (GO-YYYY-NNNN, CVE-YYYY-NNNN, GHSA-xxxx-xxxx-xxxx)", name, n, cur.Module, id)
 				}
 				cur.Fixes = append(cur.Fixes, id)
 			}
 			if !hasGoID(cur.Fixes) {
-				return nil, fmt.Errorf("%s:%d: %s: fixes names no GO- advisory (the Go vulnerability database's ID, which govulncheck reports)", name, n, cur.Module)
+				return File{}, fmt.Errorf("%s:%d: %s: fixes names no GO- advisory (the Go vulnerability database's ID, which govulncheck reports)", name, n, cur.Module)
 			}
 		case "drop-when":
 			v, ok := strings.CutPrefix(value, dropWhenPrefix)
 			if !ok || !semver.IsValid(v) {
-				return nil, fmt.Errorf("%s:%d: %s: want `drop-when %sVERSION`, found %q", name, n, cur.Module, dropWhenPrefix, value)
+				return File{}, fmt.Errorf("%s:%d: %s: want `drop-when %sVERSION`, found %q", name, n, cur.Module, dropWhenPrefix, value)
 			}
 			if semver.Compare(v, cur.Version) > 0 {
-				return nil, fmt.Errorf("%s:%d: %s: drop-when %s is above the override's own %s: upstream requiring %s already has the fix", name, n, cur.Module, v, cur.Version, cur.Version)
+				return File{}, fmt.Errorf("%s:%d: %s: drop-when %s is above the override's own %s: upstream requiring %s already has the fix", name, n, cur.Module, v, cur.Version, cur.Version)
 			}
 			cur.DropWhen = v
 		case "why":
 			if value == "" {
-				return nil, fmt.Errorf("%s:%d: %s: an empty why", name, n, cur.Module)
+				return File{}, fmt.Errorf("%s:%d: %s: an empty why", name, n, cur.Module)
 			}
 			cur.Why = value
 		default:
-			return nil, fmt.Errorf("%s:%d: %s: unknown field %q (want fixes, drop-when, why)", name, n, cur.Module, key)
+			return File{}, fmt.Errorf("%s:%d: %s: unknown field %q (want fixes, drop-when, why)", name, n, cur.Module, key)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, err
+		return File{}, err
 	}
 	if err := finish(); err != nil {
-		return nil, err
+		return File{}, err
 	}
-	return entries, nil
+	return File{Entries: entries, Waivers: waivers}, nil
 }
 
 func hasGoID(ids []string) bool {
@@ -148,15 +197,26 @@ func hasGoID(ids []string) bool {
 }
 
 // Load reads the overrides file at path; a missing file is no overrides.
-func Load(path string) ([]Entry, error) {
+// present says whether the file exists.
+func Load(path string) (f File, present bool, err error) {
 	data, err := os.ReadFile(path)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return File{}, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return File{}, false, err
 	}
-	return Parse(path, data)
+	f, err = Parse(path, data)
+	return f, err == nil, err
+}
+
+// Waived returns the waivers by advisory ID.
+func (f File) Waived() map[string]string {
+	m := map[string]string{}
+	for _, w := range f.Waivers {
+		m[w.ID] = w.Why
+	}
+	return m
 }
 
 // String is the entry as the provenance and the notes print it.

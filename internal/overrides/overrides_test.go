@@ -25,9 +25,13 @@ google.golang.org/grpc v1.79.3
 `
 
 func TestParse(t *testing.T) {
-	got, err := Parse("overrides", []byte(sample))
+	f, err := Parse("overrides", []byte(sample+"\nwaive GO-2026-6603\n\twhy fixed only in x/net v0.60.0, which needs go 1.26\n"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	got := f.Entries
+	if want := []Waiver{{ID: "GO-2026-6603", Why: "fixed only in x/net v0.60.0, which needs go 1.26", Line: 12}}; !reflect.DeepEqual(f.Waivers, want) {
+		t.Errorf("waivers %+v, want %+v", f.Waivers, want)
 	}
 	want := []Entry{
 		{Module: "golang.org/x/net", Version: "v0.38.0", Fixes: []string{"GO-2025-3595", "CVE-2025-22872"}, DropWhen: "v0.38.0", Why: "smallest fixed version; x/net tags minors only", Line: 2},
@@ -54,6 +58,10 @@ func TestParseRefuses(t *testing.T) {
 		{"unknown field", entry("golang.org/x/net v0.38.0", "\treason x"), `unknown field "reason"`},
 		{"field first", entry("\tfixes GO-2025-3595"), "before any `MODULE VERSION` line"},
 		{"three words", entry("golang.org/x/net v0.38.0 extra"), "want `MODULE VERSION`"},
+		{"waiver without why", entry("waive GO-2026-6603"), "waiver of GO-2026-6603 has no why line"},
+		{"waiver of a CVE", entry("waive CVE-2026-78659", "\twhy x"), "want `waive GO-YYYY-NNNN`"},
+		{"waiver with a field", entry("waive GO-2026-6603", "\tfixes GO-2026-6603"), "want one non-empty why line"},
+		{"waived twice", entry("waive GO-2026-6603", "\twhy x", "waive GO-2026-6603", "\twhy y"), "GO-2026-6603 is waived twice"},
 	} {
 		if _, err := Parse("overrides", []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want one containing %q", c.name, err, c.want)

@@ -79,8 +79,10 @@ func TreeDir(up *pins.Upstream, version string, kind provenance.Kind) string {
 // Inputs are the holdfast files a tree is made from.
 type Inputs struct {
 	Series []*patchset.Patch
-	// Overrides are the series' dependency overrides (its overrides file).
+	// Overrides are the series' dependency overrides (its overrides file),
+	// Waivers the advisories it excuses from the release gate.
 	Overrides []overrides.Entry
+	Waivers   []overrides.Waiver
 	// SeriesHash covers the ordered patch files, the overlay and the
 	// carried libraries.
 	SeriesHash string
@@ -100,11 +102,11 @@ func (c Config) LoadInputs(up *pins.Upstream, seriesDir string) (*Inputs, error)
 		files = append(files, path.Join(seriesDir, p.Name()))
 	}
 	overridesFile := path.Join(seriesDir, overrides.FileName)
-	entries, err := overrides.Load(filepath.Join(c.Root, filepath.FromSlash(overridesFile)))
+	ov, present, err := overrides.Load(filepath.Join(c.Root, filepath.FromSlash(overridesFile)))
 	if err != nil {
 		return nil, err
 	}
-	if entries != nil {
+	if present {
 		files = append(files, overridesFile)
 	}
 	for _, dir := range append([]string{OverlayDir(up)}, libDirs(up)...) {
@@ -114,7 +116,7 @@ func (c Config) LoadInputs(up *pins.Upstream, seriesDir string) (*Inputs, error)
 		}
 		files = append(files, more...)
 	}
-	in := &Inputs{Series: series, Overrides: entries}
+	in := &Inputs{Series: series, Overrides: ov.Entries, Waivers: ov.Waivers}
 	if in.SeriesHash, err = c.hash(files); err != nil {
 		return nil, err
 	}

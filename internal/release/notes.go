@@ -21,8 +21,10 @@ type Shipped struct {
 	Series   []*patchset.Patch
 	// SeriesHash is the h1: hash the binaries were stamped with.
 	SeriesHash string
-	// Overrides are the series' dependency overrides (internal/overrides).
+	// Overrides are the series' dependency overrides (internal/overrides),
+	// Waivers the advisories its overrides file excuses from the gate.
 	Overrides []overrides.Entry
+	Waivers   []overrides.Waiver
 }
 
 // LoadShipped reads the default pin of every upstream in the pin file and
@@ -40,7 +42,7 @@ func LoadShipped(root string, f *pins.File) ([]Shipped, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", up.Name, pin.Version, err)
 		}
-		out = append(out, Shipped{Upstream: up, Pin: pin, Series: in.Series, SeriesHash: in.SeriesHash, Overrides: in.Overrides})
+		out = append(out, Shipped{Upstream: up, Pin: pin, Series: in.Series, SeriesHash: in.SeriesHash, Overrides: in.Overrides, Waivers: in.Waivers})
 	}
 	return out, nil
 }
@@ -159,6 +161,22 @@ func (n Notes) Markdown() []byte {
 		b.WriteString("\n")
 	}
 	return b.Bytes()
+}
+
+// Waived reports whether the series of the shipped pin whose upstream
+// module is mainModule waives advisory id.
+func Waived(shipped []Shipped, mainModule, id string) bool {
+	for _, s := range shipped {
+		if s.Upstream.Module != mainModule {
+			continue
+		}
+		for _, w := range s.Waivers {
+			if w.ID == id {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // cell keeps a header value on one table row: folded header lines become

@@ -635,3 +635,13 @@ func TestNotesListEveryOverride(t *testing.T) {
 		t.Errorf("notes without overrides have the section:\n%s", md)
 	}
 }
+
+func TestWaivedIsPerUpstream(t *testing.T) {
+	s := []Shipped{
+		{Upstream: &pins.Upstream{Module: "github.com/karmada-io/karmada"}, Waivers: []overrides.Waiver{{ID: "GO-2026-6603", Why: "x"}}},
+		{Upstream: &pins.Upstream{Module: "github.com/kubeslice/worker-operator"}},
+	}
+	if !Waived(s, "github.com/karmada-io/karmada", "GO-2026-6603") || Waived(s, "github.com/kubeslice/worker-operator", "GO-2026-6603") || Waived(s, "github.com/karmada-io/karmada", "GO-2026-6610") {
+		t.Errorf("Waived does not follow the series' waivers per upstream")
+	}
+}
