@@ -74,6 +74,16 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 			if fixable := r.FixableReachable(func(m, id string) bool { return release.Waived(shipped, m, id) }); len(fixable) > 0 {
 				return "", fmt.Errorf("%w: %w", release.ErrRefused, vulnreport.GateError(fixable))
 			}
+			// What remains (no fix, waived, or not reachable) is stated
+			// in OpenVEX beside the report, named by CHECKSUMS.
+			vex, err := r.VEX("https://github.com/holdfast-dist/holdfast/releases/tag/"+*version+"#openvex",
+				func(m, id string) (string, bool) { return release.Waiver(shipped, m, id) })
+			if err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(filepath.Join(stage, vulnreport.FolderName, vulnreport.VEXFile), vex, 0o644); err != nil {
+				return "", err
+			}
 			return r.Markdown(), nil
 		},
 	})

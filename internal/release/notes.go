@@ -163,20 +163,26 @@ func (n Notes) Markdown() []byte {
 	return b.Bytes()
 }
 
-// Waived reports whether the series of the shipped pin whose upstream
-// module is mainModule waives advisory id.
-func Waived(shipped []Shipped, mainModule, id string) bool {
+// Waiver returns the reason the series of the shipped pin whose upstream
+// module is mainModule gives for waiving advisory id, if it does.
+func Waiver(shipped []Shipped, mainModule, id string) (string, bool) {
 	for _, s := range shipped {
 		if s.Upstream.Module != mainModule {
 			continue
 		}
 		for _, w := range s.Waivers {
 			if w.ID == id {
-				return true
+				return w.Why, true
 			}
 		}
 	}
-	return false
+	return "", false
+}
+
+// Waived reports whether Waiver has a reason.
+func Waived(shipped []Shipped, mainModule, id string) bool {
+	_, ok := Waiver(shipped, mainModule, id)
+	return ok
 }
 
 // cell keeps a header value on one table row: folded header lines become
