@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/patchset"
@@ -62,10 +63,15 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 	}
 	// Every test of tests/<upstream>/ is accounted for by the fixes (an
 	// unnamed one is a Problem), so none counts against upstream.
-	others := run.FailedTests(plan.RegressionTests)
-	res.UpstreamPass = len(others) == 0 && len(run.BuildFailed) == 0
+	others, buildFailed := run.FailedTests(plan.RegressionTests), run.BuildFailed
+	if len(plan.OverrideImporters) > 0 && (len(others) > 0 || len(buildFailed) > 0) {
+		if others, buildFailed, res.Preexisting, err = r.discountPristine(ctx, pristineTree.Dir, patched.Record.Module, plan.OverrideImporters, others, buildFailed); err != nil {
+			return nil, err
+		}
+	}
+	res.UpstreamPass = len(others) == 0 && len(buildFailed) == 0
 	if !res.UpstreamPass {
-		res.fail("patched", append(prefix("failed: ", others), prefix("did not build: ", run.BuildFailed)...), run.Output)
+		res.fail("patched", append(prefix("failed: ", others), prefix("did not build: ", buildFailed)...), run.Output)
 	}
 	if len(regression) > 0 {
 		run, err := r.GoTest(ctx, pristineTree.Dir, []string{"-run", runPattern(regression)}, plan.RegressionPackages)
@@ -243,6 +249,74 @@ func (r *Result) fail(tree string, why, output []string) {
 		msg += "\n" + strings.Join(output, "\n")
 	}
 	r.Failures = append(r.Failures, msg)
+}
+
+// discountPristine runs the tests of the override importers that failed on
+// the patched tree on the pristine twin as well: a test (or a package that
+// does not build) failing there too fails with upstream's own versions, so
+// the overrides did not cause it. Those are returned as preexisting and
+// left out of the upstream verdict; failures outside the importers, and
+// importer failures pristine does not share, stay.
+func (r Runner) discountPristine(ctx context.Context, pristine, module string, importers, failed, buildFailed []string) (keep, keepBuild, preexisting []string, err error) {
+	importPath := map[string]string{} // import path -> pattern
+	for _, p := range importers {
+		ip := module
+		if p != "." {
+			ip += "/" + strings.TrimPrefix(p, "./")
+		}
+		importPath[ip] = p
+	}
+	var pkgs []string
+	seen := map[string]bool{}
+	consider := func(pkg string) {
+		p, ok := importPath[pkg]
+		if !ok || seen[p] {
+			return
+		}
+		// Carried libraries and overlay packages exist only in the
+		// patched tree: nothing to compare with.
+		if _, err := os.Stat(filepath.Join(pristine, filepath.FromSlash(p))); err == nil {
+			seen[p] = true
+			pkgs = append(pkgs, p)
+		}
+	}
+	for _, key := range failed {
+		pkg, _, _ := strings.Cut(key, " ")
+		consider(pkg)
+	}
+	for _, pkg := range buildFailed {
+		consider(pkg)
+	}
+	if len(pkgs) == 0 {
+		return failed, buildFailed, nil, nil
+	}
+	sort.Strings(pkgs)
+	base, err := r.GoTest(ctx, pristine, nil, pkgs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	baseFailed := map[string]bool{}
+	for _, key := range base.FailedTests(nil) {
+		baseFailed[key] = true
+	}
+	for _, pkg := range base.BuildFailed {
+		baseFailed[pkg] = true
+	}
+	for _, key := range failed {
+		if baseFailed[key] {
+			preexisting = append(preexisting, key)
+		} else {
+			keep = append(keep, key)
+		}
+	}
+	for _, pkg := range buildFailed {
+		if baseFailed[pkg] {
+			preexisting = append(preexisting, pkg+" (does not build)")
+		} else {
+			keepBuild = append(keepBuild, pkg)
+		}
+	}
+	return keep, keepBuild, preexisting, nil
 }
 
 func prefix(p string, items []string) []string {

@@ -54,3 +54,50 @@ func TestOverrideImporters(t *testing.T) {
 		t.Errorf("overriddenModules = %q", got)
 	}
 }
+
+// TestDiscountPristine: an importer's test failing on pristine too is
+// upstream's and set aside; one failing only on patched stays, as does a
+// failure outside the importers.
+func TestDiscountPristine(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	tree := func(newFails bool) string {
+		dir := t.TempDir()
+		fail := "\tt.Fatal(\"upstream's own failure\")\n"
+		newBody := ""
+		if newFails {
+			newBody = "\tt.Fatal(\"broken by the new versions\")\n"
+		}
+		for name, content := range map[string]string{
+			"go.mod":          "module example.com/up\n\ngo 1.22\n",
+			"pkg/a/a.go":      "package a\n",
+			"pkg/a/a_test.go": "package a\n\nimport \"testing\"\n\nfunc TestOld(t *testing.T) {\n" + fail + "}\n\nfunc TestNew(t *testing.T) {\n" + newBody + "}\n",
+		} {
+			p := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	pristine := tree(false)
+	r := Runner{Env: append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")}
+	failed := []string{"example.com/up/pkg/a TestNew", "example.com/up/pkg/a TestOld", "example.com/up/pkg/touched TestX"}
+	keep, keepBuild, pre, err := r.discountPristine(context.Background(), pristine, "example.com/up", []string{"./pkg/a", "./third_party/holdfast/lib"}, failed, []string{"example.com/up/third_party/holdfast/lib"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"example.com/up/pkg/a TestNew", "example.com/up/pkg/touched TestX"}; !reflect.DeepEqual(keep, want) {
+		t.Errorf("kept %q, want %q", keep, want)
+	}
+	if want := []string{"example.com/up/third_party/holdfast/lib"}; !reflect.DeepEqual(keepBuild, want) {
+		t.Errorf("kept build failures %q, want %q (no pristine package to compare with)", keepBuild, want)
+	}
+	if want := []string{"example.com/up/pkg/a TestOld"}; !reflect.DeepEqual(pre, want) {
+		t.Errorf("preexisting %q, want %q", pre, want)
+	}
+}

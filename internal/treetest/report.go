@@ -73,6 +73,10 @@ type Result struct {
 	UpstreamPass bool `json:"upstreamPass"`
 	// Failures name what failed, with the go test output that says why.
 	Failures []string `json:"failures,omitempty"`
+	// Preexisting are tests of override importers that failed on the
+	// patched tree and fail on the pristine twin too: upstream's own
+	// failures, not the overrides', reported and not counted.
+	Preexisting []string `json:"preexisting,omitempty"`
 	// PatchedTime and PristineTime are wall-clock go test times.
 	PatchedTime  Duration `json:"patchedSeconds"`
 	PristineTime Duration `json:"pristineSeconds"`
@@ -279,6 +283,9 @@ func WriteText(w io.Writer, results []*Result) error {
 		if len(r.Plan.OverrideImporters) > 0 {
 			fmt.Fprintf(w, "  importers of overridden modules (tested on patched): %s\n", strings.Join(r.Plan.OverrideImporters, " "))
 		}
+		if len(r.Preexisting) > 0 {
+			fmt.Fprintf(w, "  fail on pristine too (upstream's, not the overrides'): %s\n", strings.Join(r.Preexisting, ", "))
+		}
 		for _, line := range r.fixLines() {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
@@ -313,6 +320,9 @@ func WriteMarkdown(w io.Writer, results []*Result) error {
 			r.Upstream, r.Version, r.SeriesHash, strings.Join(r.Plan.Patched(), " "), r.PatchedTime, strings.Join(r.regressionTests(), " "), r.PristineTime)
 		if len(r.Plan.OverrideImporters) > 0 {
 			fmt.Fprintf(w, "- importers of overridden modules (tested on patched): `%s`\n", strings.Join(r.Plan.OverrideImporters, " "))
+		}
+		if len(r.Preexisting) > 0 {
+			fmt.Fprintf(w, "- fail on pristine too (upstream's, not the overrides'): `%s`\n", strings.Join(r.Preexisting, ", "))
 		}
 		if lines := r.fixLines(); len(lines) > 0 {
 			fmt.Fprintf(w, "\n")
