@@ -101,3 +101,14 @@ func TestDiscountPristine(t *testing.T) {
 		t.Errorf("preexisting %q, want %q", pre, want)
 	}
 }
+
+func TestImportersOnly(t *testing.T) {
+	p := Plan{
+		Touched:           []string{"./pkg/util"},
+		Carried:           []string{"./third_party/holdfast/membercred/..."},
+		OverrideImporters: []string{".", "./pkg/util", "./pkg/util/proxy", "./third_party/holdfast/membercred", "./third_party/holdfast/membercred/sub"},
+	}
+	if got, want := p.importersOnly(), []string{".", "./pkg/util/proxy"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("importersOnly = %q, want %q", got, want)
+	}
+}

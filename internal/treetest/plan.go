@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,7 +30,8 @@ type Plan struct {
 	RegressionTests []string
 	// OverrideImporters are the packages importing a module the series'
 	// dependency overrides moved (Runner.OverrideImporters): their own
-	// tests run on the patched tree with the new versions.
+	// tests run on the patched tree with the new versions, in a run of
+	// their own for those the others do not cover.
 	OverrideImporters []string `json:",omitempty"`
 }
 
@@ -65,12 +67,30 @@ func NewPlan(series []*patchset.Patch, carried []string, testsDir string) (Plan,
 // Patched is every package the patched tree's run covers, each once.
 func (p Plan) Patched() []string {
 	seen := map[string]bool{}
-	for _, list := range [][]string{p.Touched, p.Carried, p.RegressionPackages, p.OverrideImporters} {
+	for _, list := range [][]string{p.Touched, p.Carried, p.RegressionPackages} {
 		for _, pkg := range list {
 			seen[pkg] = true
 		}
 	}
 	return sortedKeys(seen)
+}
+
+// importersOnly are the override importers the main patched run does not
+// already cover; they run on their own (Check).
+func (p Plan) importersOnly() []string {
+	covers := func(pattern, pkg string) bool {
+		if tree, ok := strings.CutSuffix(pattern, "/..."); ok {
+			return pkg == tree || strings.HasPrefix(pkg, tree+"/")
+		}
+		return pattern == pkg
+	}
+	var out []string
+	for _, pkg := range p.OverrideImporters {
+		if !slices.ContainsFunc(p.Patched(), func(pattern string) bool { return covers(pattern, pkg) }) {
+			out = append(out, pkg)
+		}
+	}
+	return out
 }
 
 // RunPattern is the -run expression selecting exactly the regression tests.
