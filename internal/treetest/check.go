@@ -69,12 +69,12 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 		// A run of their own, with a shorter timeout than go test's 10
 		// minutes: these are upstream tests holdfast did not choose, and
 		// one of Karmada's hangs until the timeout on pristine too.
-		imp, err := r.GoTest(ctx, patched.Dir, []string{"-timeout", ImporterTimeout}, extra)
+		imp, err := r.GoTest(ctx, patched.Dir, []string{"-timeout", importerTimeout}, extra)
 		if err != nil {
 			return nil, err
 		}
 		res.PatchedTime += Duration(imp.Duration)
-		impFailed, impBuild := imp.FailedTests(nil), imp.BuildFailed
+		impFailed, impBuild := imp.FailedTests(nil), append(slices.Clone(imp.BuildFailed), silentFailures(imp)...)
 		if len(impFailed) > 0 || len(impBuild) > 0 {
 			if impFailed, impBuild, res.Preexisting, err = r.discountPristine(ctx, pristineTree.Dir, patched.Record.Module, extra, impFailed, impBuild); err != nil {
 				return nil, err
@@ -279,6 +279,23 @@ func (r *Result) fail(tree string, why, output []string) {
 // minutes, not the CI budget.
 const ImporterTimeout = "3m"
 
+// importerTimeout is ImporterTimeout; tests shorten it.
+var importerTimeout = ImporterTimeout
+
+// silentFailures are the packages that failed with no failed test and no
+// build failure to show for it: a test binary that timed out (go test's
+// panic names no failed test in its events) or exited early. Listed like
+// build failures, so they count.
+func silentFailures(run *Run) []string {
+	var out []string
+	for _, pkg := range run.FailedPackages() {
+		if !slices.Contains(run.BuildFailed, pkg) && !slices.ContainsFunc(run.FailedTests(nil), func(key string) bool { return strings.HasPrefix(key, pkg+" ") }) {
+			out = append(out, pkg)
+		}
+	}
+	return out
+}
+
 func (r Runner) discountPristine(ctx context.Context, pristine, module string, importers, failed, buildFailed []string) (keep, keepBuild, preexisting []string, err error) {
 	importPath := map[string]string{} // import path -> pattern
 	for _, p := range importers {
@@ -313,7 +330,7 @@ func (r Runner) discountPristine(ctx context.Context, pristine, module string, i
 		return failed, buildFailed, nil, nil
 	}
 	sort.Strings(pkgs)
-	base, err := r.GoTest(ctx, pristine, []string{"-timeout", ImporterTimeout}, pkgs)
+	base, err := r.GoTest(ctx, pristine, []string{"-timeout", importerTimeout}, pkgs)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -321,7 +338,7 @@ func (r Runner) discountPristine(ctx context.Context, pristine, module string, i
 	for _, key := range base.FailedTests(nil) {
 		baseFailed[key] = true
 	}
-	for _, pkg := range base.BuildFailed {
+	for _, pkg := range append(slices.Clone(base.BuildFailed), silentFailures(base)...) {
 		baseFailed[pkg] = true
 	}
 	for _, key := range failed {
@@ -333,7 +350,7 @@ func (r Runner) discountPristine(ctx context.Context, pristine, module string, i
 	}
 	for _, pkg := range buildFailed {
 		if baseFailed[pkg] {
-			preexisting = append(preexisting, pkg+" (does not build)")
+			preexisting = append(preexisting, pkg+" (package failed: does not build, or timed out)")
 		} else {
 			keepBuild = append(keepBuild, pkg)
 		}

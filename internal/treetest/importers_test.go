@@ -112,3 +112,47 @@ func TestImportersOnly(t *testing.T) {
 		t.Errorf("importersOnly = %q, want %q", got, want)
 	}
 }
+
+// TestSilentFailuresCount: a test binary that times out fails its package
+// with no failed test event; such a package counts as failed, and is set
+// aside only when the pristine twin's does the same.
+func TestSilentFailuresCount(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	defer func(old string) { importerTimeout = old }(importerTimeout)
+	importerTimeout = "2s"
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":        "module example.com/up\n\ngo 1.22\n",
+		"pkg/hang/h.go": "package hang\n",
+		// A test that passes first: the package then has test events, and
+		// only the timeout's panic says it failed.
+		"pkg/hang/h_test.go": "package hang\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestAFine(t *testing.T) {}\n\nfunc TestHang(t *testing.T) { time.Sleep(time.Minute) }\n",
+		"pkg/fine/f.go":      "package fine\n",
+		"pkg/fine/f_test.go": "package fine\n\nimport \"testing\"\n\nfunc TestFine(t *testing.T) {}\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := Runner{Env: append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")}
+	run, err := r.GoTest(context.Background(), dir, []string{"-timeout", importerTimeout}, []string{"./pkg/hang", "./pkg/fine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := silentFailures(run); !reflect.DeepEqual(got, []string{"example.com/up/pkg/hang"}) {
+		t.Errorf("silentFailures = %q (failed tests %q, packages %v)", got, run.FailedTests(nil), run.Packages)
+	}
+	_, keepBuild, pre, err := r.discountPristine(context.Background(), dir, "example.com/up", []string{"./pkg/hang"}, nil, silentFailures(run))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keepBuild) != 0 || !reflect.DeepEqual(pre, []string{"example.com/up/pkg/hang (package failed: does not build, or timed out)"}) {
+		t.Errorf("a hang the pristine twin shares: kept %q, preexisting %q", keepBuild, pre)
+	}
+}
