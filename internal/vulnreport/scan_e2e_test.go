@@ -256,8 +256,8 @@ func TestScanBinaryModeMatchesAStampedMainModule(t *testing.T) {
 	_, s := realScanner(t)
 	tree := t.TempDir()
 	writeFile(t, filepath.Join(tree, "go.mod"), "module github.com/karmada-io/karmada\n\ngo 1.24\n", 0o644)
-	writeFile(t, filepath.Join(tree, "cmd", "probe", "main.go"), "package main\n\nfunc main() {}\n", 0o644)
-	up := &pins.Upstream{Name: "karmada", Module: "github.com/karmada-io/karmada", Build: []string{"./cmd/probe"}}
+	writeFile(t, filepath.Join(tree, "main.go"), "package main\n\nfunc main() {}\n", 0o644)
+	up := &pins.Upstream{Name: "karmada", Module: "github.com/karmada-io/karmada", Build: []string{"."}}
 	bins, err := build.Build(context.Background(), build.Options{
 		Tree: tree, Upstream: up, Pin: pins.Pin{Version: "v1.18.2", Revision: 1}, Out: t.TempDir(),
 		Stamp: build.Stamp{Version: "v1.18.2-holdfast.1", Source: build.Source{Commit: "abc", Date: time.Unix(1764672000, 0)}},
