@@ -20,6 +20,12 @@ if [ ${#upstreams[@]} -eq 0 ]; then
   upstreams=(github.com/kubeslice/worker-operator@v1.6.4 github.com/karmada-io/karmada@v1.16.0)
 fi
 
+toolchain=$(sed -n 's/^const Toolchain = "\(go[0-9.]*\)"$/\1/p' "$root/internal/build/toolchain.go")
+if [ -z "$toolchain" ]; then
+  echo "compat: no const Toolchain in internal/build/toolchain.go" >&2
+  exit 1
+fi
+
 # modreqs is built once: `go run` of a path outside the temporary module
 # below is refused.
 tools=$(mktemp -d)
@@ -68,8 +74,10 @@ for up in "${upstreams[@]}"; do
         exit 1
       fi
     done
-    go vet ./...
-    go test -count=1 ./...
+    # vet and test with the toolchain that compiles the shipped binaries
+    # (internal/build.Toolchain); the go line above stays upstream's.
+    GOTOOLCHAIN=$toolchain go vet ./...
+    GOTOOLCHAIN=$toolchain go test -count=1 ./...
   )
   rm -rf "$work"
 done

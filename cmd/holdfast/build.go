@@ -55,7 +55,7 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 		}
 		bins, err := build.Build(ctx, build.Options{
 			Tree: tree.Dir, Upstream: up, Pin: pin, Stamp: stamp, Out: *bin, Name: name, Log: e.stderr,
-			Only: splitList(*only),
+			Only: splitList(*only), Pristine: kind == provenance.Pristine,
 		})
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
@@ -39,7 +40,7 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	}
 	c := e.config("")
 	c.Log = nil // the report says what matters
-	check := treetest.PristineCheck(treetest.Runner{}, filepath.Join(e.root, pipeline.TestsDir(up)), featureTests(c, up))
+	check := treetest.PristineCheck(treetest.Runner{Toolchain: build.Toolchain}, filepath.Join(e.root, pipeline.TestsDir(up)), featureTests(c, up))
 	r, err := rebase.Run(ctx, c, rebase.Options{Upstream: up, Version: *version, Series: *series, PristineCheck: check})
 	if err != nil {
 		return err

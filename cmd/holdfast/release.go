@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/charts"
@@ -70,6 +69,21 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return "", err
 			}
+			// The gate: no shipped binary may carry a reachable advisory
+			// that has a fix, unless its series waives it with a reason.
+			if fixable := r.FixableReachable(func(m, id string) bool { return release.Waived(shipped, m, id) }); len(fixable) > 0 {
+				return "", fmt.Errorf("%w: %w", release.ErrRefused, vulnreport.GateError(fixable))
+			}
+			// What remains (no fix, waived, or not reachable) is stated
+			// in OpenVEX beside the report, named by CHECKSUMS.
+			vex, err := r.VEX("https://github.com/holdfast-dist/holdfast/releases/tag/"+*version+"#openvex",
+				func(m, id string) (string, bool) { return release.Waiver(shipped, m, id) })
+			if err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(filepath.Join(stage, vulnreport.FolderName, vulnreport.VEXFile), vex, 0o644); err != nil {
+				return "", err
+			}
 			return r.Markdown(), nil
 		},
 	})
@@ -113,9 +127,9 @@ func releaseSigning(ctx context.Context, e *env, version string, source build.So
 	}
 	sig.Build = slsa.Build{
 		Release: version, Repository: image.SourceURL(self), Commit: source.Commit,
-		// The Go that builds the binaries is this one: `make release`
-		// runs every step with the same go command.
-		GoVersion: runtime.Version(), Platforms: platforms,
+		// The binaries' Go is build.Toolchain, whatever Go runs holdfast;
+		// VerifyBinaries refuses any other.
+		GoVersion: build.Toolchain, Platforms: platforms,
 		Builder: slsa.BuilderFromEnv(os.Getenv),
 	}
 	return sig, nil

@@ -42,7 +42,7 @@ func runTest(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	c := e.config("")
-	runner := treetest.Runner{Log: e.stderr}
+	runner := treetest.Runner{Log: e.stderr, Toolchain: build.Toolchain}
 	var results []*treetest.Result
 	for _, pin := range selected {
 		r, err := treetest.Check(ctx, c, runner, up, pin)

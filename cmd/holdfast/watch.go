@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/rebase"
@@ -36,7 +37,7 @@ func runWatch(ctx context.Context, e *env, args []string) error {
 	c := e.config("")
 	c.Log = nil // the rebase reports say what matters
 	check := func(up *pins.Upstream) rebase.PristineCheck {
-		return treetest.PristineCheck(treetest.Runner{}, filepath.Join(e.root, pipeline.TestsDir(up)), featureTests(c, up))
+		return treetest.PristineCheck(treetest.Runner{Toolchain: build.Toolchain}, filepath.Join(e.root, pipeline.TestsDir(up)), featureTests(c, up))
 	}
 	r, runErr := upstreamwatch.Run(ctx, c, f, upstreamwatch.Options{Only: *only, PreReleases: *pre, PristineCheck: check, Log: e.stderr})
 	if r == nil {

@@ -42,6 +42,13 @@ type Options struct {
 	// Env is the go command's environment; nil inherits holdfast's.
 	// CGO_ENABLED=0 is always added, and GOOS/GOARCH for a Platform.
 	Env []string
+	// Pristine says the tree is upstream as released: its binaries record
+	// the main module at the pin's version itself, a patched tree's at a
+	// pseudo-version after it (see stampedCheckout).
+	Pristine bool
+	// Toolchain is the Go release that compiles; empty means Toolchain.
+	// The upstream's go line stays as it is either way (see Toolchain).
+	Toolchain string
 	// Log receives the go command lines and, while one runs, a heartbeat
 	// line every progress.Interval; nil discards. It is progress, not
 	// results: holdfast passes its stderr.
@@ -93,26 +100,44 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700 would hide the binaries from other users
 		return nil, err
 	}
+	toolchain := o.Toolchain
+	if toolchain == "" {
+		toolchain = Toolchain
+	}
+	goCmd, err := ResolveGo(ctx, toolchain)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", o.Upstream.Name, o.Pin.Version, err)
+	}
 	env := o.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	env = append(env[:len(env):len(env)], "CGO_ENABLED=0")
+	env = append(goCmd.Env(env), "CGO_ENABLED=0")
 	if o.Platform != (Platform{}) {
 		env = append(env, "GOOS="+o.Platform.OS, "GOARCH="+o.Platform.Arch)
 	}
+	kind := "patched"
+	if o.Pristine {
+		kind = "pristine"
+	}
+	src, err := stampedCheckout(ctx, o.Tree, filepath.Dir(dest), o.Pin.Version, !o.Pristine, o.Stamp.Source.Date,
+		fmt.Sprintf("%s %s %s (%s)", o.Upstream.Name, o.Stamp.Version, kind, ShortSeriesHash(o.Stamp.SeriesHash)))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", o.Upstream.Name, o.Pin.Version, err)
+	}
+	defer os.RemoveAll(src)
 	var bins []Binary
 	for _, pkg := range o.Upstream.Build {
 		name := o.Upstream.BinaryName(pkg)
 		if len(o.Only) > 0 && !slices.Contains(o.Only, name) {
 			continue
 		}
-		args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags", ldflags, "-o", filepath.Join(tmp, name), pkg}
+		args := []string{"build", "-trimpath", "-buildvcs=true", "-ldflags", ldflags, "-o", filepath.Join(tmp, name), pkg}
 		if o.Log != nil {
-			fmt.Fprintf(o.Log, "  (cd %s && CGO_ENABLED=0 %sgo %s)\n", o.Tree, o.Platform.goEnv(), quote(args))
+			fmt.Fprintf(o.Log, "  (cd <git checkout of %s> && GOTOOLCHAIN=%s CGO_ENABLED=0 %sgo %s)\n", o.Tree, toolchain, o.Platform.goEnv(), quote(args))
 		}
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Dir, cmd.Env = o.Tree, env
+		cmd := exec.CommandContext(ctx, goCmd.Bin, args...)
+		cmd.Dir, cmd.Env = src, env
 		// go build holds its output until it ends: a cold build is
 		// otherwise silent for minutes.
 		stop := progress.Start(o.Log, "building "+name+o.Platform.forLog())

@@ -7,14 +7,16 @@ import (
 	"os"
 	"path/filepath"
 
+	"golang.org/x/mod/module"
+
 	"github.com/holdfast-dist/holdfast/internal/pins"
 )
 
 // VerifyBinaries checks that dir holds every binary of up as Build writes
-// it for pin: a Go binary, static (CGO_ENABLED=0), stamped with the pin's
-// holdfast version and the short form of seriesH1, all for one platform,
-// which it returns. A release must not ship a binary left from another
-// pin, another series or a pristine build.
+// it for pin: a Go binary compiled by Toolchain, static (CGO_ENABLED=0),
+// stamped with the pin's holdfast version and the short form of seriesH1,
+// all for one platform, which it returns. A release must not ship a
+// binary left from another pin, another series or a pristine build.
 //
 // The stamps are looked for in the binary's bytes, where the linker's -X
 // puts them: builds use -trimpath, and the go command then leaves -ldflags
@@ -29,6 +31,12 @@ func VerifyBinaries(dir string, up *pins.Upstream, pin pins.Pin, seriesH1 string
 		info, err := buildinfo.ReadFile(path)
 		if err != nil {
 			return Platform{}, fmt.Errorf("binary %s: not a Go binary (%w)", path, err)
+		}
+		if err := checkMainModule(info, up.Module, pin.Version); err != nil {
+			return Platform{}, fmt.Errorf("binary %s: %w", path, err)
+		}
+		if info.GoVersion != Toolchain {
+			return Platform{}, fmt.Errorf("binary %s: built with %s, not %s, the toolchain holdfast ships with: rebuild it (holdfast build)", path, info.GoVersion, Toolchain)
 		}
 		settings := map[string]string{}
 		for _, s := range info.Settings {
@@ -55,4 +63,22 @@ func VerifyBinaries(dir string, up *pins.Upstream, pin pins.Pin, seriesH1 string
 		}
 	}
 	return platform, nil
+}
+
+// checkMainModule checks that the build information names the upstream
+// module at a pseudo-version after the pin's tag (stampedCheckout), which
+// scanners order after the pin: not "(devel)", which they skip, nor the tag
+// itself, which is the pristine build's.
+func checkMainModule(info *buildinfo.BuildInfo, modulePath, tag string) error {
+	if info.Main.Path != modulePath {
+		return fmt.Errorf("main module is %q, not %s", info.Main.Path, modulePath)
+	}
+	v := info.Main.Version
+	if !module.IsPseudoVersion(v) {
+		return fmt.Errorf("main module %s is at %s, not at a pseudo-version after %s: scanners would not match it to %s's advisories", modulePath, v, tag, modulePath)
+	}
+	if base, err := module.PseudoVersionBase(v); err != nil || base != tag {
+		return fmt.Errorf("main module %s is at %s, a version after %q, not after %s", modulePath, v, base, tag)
+	}
+	return nil
 }

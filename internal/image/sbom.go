@@ -196,8 +196,16 @@ func modulesOf(info *debug.BuildInfo, p Provenance, lic Licenses) []*moduleFacts
 	// The main module's folder is read from the module cache at the
 	// pinned version: the pristine upstream module, whose licence holdfast's
 	// patches leave as it is.
+	// The version is the one the binary records (internal/build: a
+	// pseudo-version after the upstream tag), so that a scanner reading
+	// the SBOM orders it as one reading the binary does; a binary built
+	// without it ("(devel)") is named at the upstream tag.
+	mainVersion := info.Main.Version
+	if mainVersion == "" || mainVersion == "(devel)" {
+		mainVersion = p.UpstreamVersion
+	}
 	mods := []*moduleFacts{
-		newModule(info.Main.Path, p.UpstreamVersion, lic.Module(info.Main.Path, p.UpstreamVersion),
+		newModule(info.Main.Path, mainVersion, lic.Module(info.Main.Path, p.UpstreamVersion),
 			fmt.Sprintf("the main module: upstream %s with holdfast's patch series %s (%s)", p.UpstreamVersion, p.SeriesHash, p.Version)),
 		// Scanners match Go vulnerabilities against "stdlib" at the
 		// toolchain's version without the "go" prefix.

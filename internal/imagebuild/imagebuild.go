@@ -260,11 +260,18 @@ func write(img *image.Image, out string, up *pins.Upstream, version, binary stri
 }
 
 // goEnv returns the GOROOT and GOMODCACHE of the go command that builds
-// the tree (it may switch toolchains for a tree's go.mod, and GOROOT is
-// then that toolchain's).
+// the tree: build.Toolchain's, whose standard library and time zone
+// database are in the binaries.
 func goEnv(ctx context.Context, tree string, env []string) (goroot, modCache string, err error) {
-	cmd := exec.CommandContext(ctx, "go", "env", "-json", "GOROOT", "GOMODCACHE")
-	cmd.Dir, cmd.Env = tree, env
+	g, err := build.ResolveGo(ctx, build.Toolchain)
+	if err != nil {
+		return "", "", err
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd := exec.CommandContext(ctx, g.Bin, "env", "-json", "GOROOT", "GOMODCACHE")
+	cmd.Dir, cmd.Env = tree, g.Env(env)
 	out, err := cmd.Output()
 	if err != nil {
 		return "", "", fmt.Errorf("finding the Go toolchain of %s: go env GOROOT GOMODCACHE: %w", tree, err)

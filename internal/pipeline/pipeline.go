@@ -16,6 +16,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/internal/carry"
 	"github.com/holdfast-dist/holdfast/internal/fscopy"
+	"github.com/holdfast-dist/holdfast/internal/overrides"
 	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pristine"
@@ -78,6 +79,10 @@ func TreeDir(up *pins.Upstream, version string, kind provenance.Kind) string {
 // Inputs are the holdfast files a tree is made from.
 type Inputs struct {
 	Series []*patchset.Patch
+	// Overrides are the series' dependency overrides (its overrides file),
+	// Waivers the advisories it excuses from the release gate.
+	Overrides []overrides.Entry
+	Waivers   []overrides.Waiver
 	// SeriesHash covers the ordered patch files, the overlay and the
 	// carried libraries.
 	SeriesHash string
@@ -96,6 +101,14 @@ func (c Config) LoadInputs(up *pins.Upstream, seriesDir string) (*Inputs, error)
 	for _, p := range series {
 		files = append(files, path.Join(seriesDir, p.Name()))
 	}
+	overridesFile := path.Join(seriesDir, overrides.FileName)
+	ov, present, err := overrides.Load(filepath.Join(c.Root, filepath.FromSlash(overridesFile)))
+	if err != nil {
+		return nil, err
+	}
+	if present {
+		files = append(files, overridesFile)
+	}
 	for _, dir := range append([]string{OverlayDir(up)}, libDirs(up)...) {
 		more, err := c.filesUnder(dir)
 		if err != nil {
@@ -103,7 +116,7 @@ func (c Config) LoadInputs(up *pins.Upstream, seriesDir string) (*Inputs, error)
 		}
 		files = append(files, more...)
 	}
-	in := &Inputs{Series: series}
+	in := &Inputs{Series: series, Overrides: ov.Entries, Waivers: ov.Waivers}
 	if in.SeriesHash, err = c.hash(files); err != nil {
 		return nil, err
 	}
@@ -268,6 +281,13 @@ func (c Config) Build(ctx context.Context, up *pins.Upstream, pin pins.Pin, kind
 			if len(results) == 0 {
 				c.logf("  series %s is empty", pin.Series)
 			}
+			if len(in.Overrides) > 0 {
+				moved, err := c.applyOverrides(ctx, dir, in.Overrides)
+				if err != nil {
+					return fmt.Errorf("%s/%s: %w", pin.Series, overrides.FileName, err)
+				}
+				rec.Overrides = moved
+			}
 		}
 		return provenance.Write(dir, rec)
 	})
@@ -280,6 +300,41 @@ func (c Config) Build(ctx context.Context, up *pins.Upstream, pin pins.Pin, kind
 		c.logf("  built: %s (%s)", outcome.Reason, outcome.TreeHash)
 	}
 	return Result{Dir: dest, Outcome: outcome, Record: rec}, nil
+}
+
+// applyOverrides raises the tree's requirements (internal/overrides) and
+// returns the provenance lines: every requirement that moved, and why.
+func (c Config) applyOverrides(ctx context.Context, dir string, entries []overrides.Entry) ([]string, error) {
+	res, err := overrides.Apply(ctx, dir, entries, overrides.Go{Bin: c.Download.Go, Env: c.Download.ModuleEnv})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range res.Verdicts {
+		if v.Status == overrides.Superseded {
+			c.logf("  override %s %s: %s", v.Entry.Module, v.Entry.Version, v.Reason)
+		}
+	}
+	applied := map[string]overrides.Entry{}
+	for _, v := range res.Applied {
+		applied[v.Entry.Module] = v.Entry
+	}
+	var lines []string
+	for _, ch := range res.Changes {
+		// A module no entry names moved because an overridden version
+		// requires more of it (minimal version selection).
+		why := "required by the overridden versions"
+		if e, ok := applied[ch.Module]; ok {
+			why = "fixes " + strings.Join(e.Fixes, " ")
+		}
+		from := ch.From
+		if from == "" {
+			from = "(not required)"
+		}
+		line := fmt.Sprintf("%s %s => %s (%s)", ch.Module, from, ch.To, why)
+		c.logf("  override %s", line)
+		lines = append(lines, line)
+	}
+	return lines, nil
 }
 
 func describe(r *patchset.Result) string {

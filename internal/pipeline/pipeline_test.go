@@ -253,3 +253,62 @@ func TestLogNamesEachStep(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildAppliesOverrides: the series' overrides file raises a
+// requirement of the patched tree with the go command (checksum database
+// consulted), the provenance records it, the pristine twin keeps
+// upstream's, and the file is an input of the series hash.
+func TestBuildAppliesOverrides(t *testing.T) {
+	needGo(t)
+	fx := pipelinetest.New(t)
+	ctx := context.Background()
+	fx.Proxy.Add(t, "example.com/dep", "v1.0.0", map[string]string{"dep.go": "package dep\n"})
+	fx.Proxy.Add(t, "example.com/dep", "v1.0.1", map[string]string{"dep.go": "package dep\n"})
+	sum := fx.Proxy.Add(t, pipelinetest.Module, "v1.5.0", map[string]string{
+		"go.mod":             "module " + pipelinetest.Module + "\n\ngo 1.22\n\nrequire example.com/dep v1.0.0\n",
+		"pkg/util/client.go": pipelinetest.ClientGo,
+		"pkg/util/dep.go":    "package util\n\nimport _ \"example.com/dep\"\n",
+	})
+	pin := fx.Pin
+	pin.Version, pin.Sum, pin.Series, pin.Default = "v1.5.0", sum, "patches/up/1.5", false
+	pipelinetest.Write(t, fx.Config.Root, map[string]string{"patches/up/1.5/overrides": `example.com/dep v1.0.1
+	fixes GO-2099-0001 CVE-2099-0001
+	drop-when upstream requires >= v1.0.1
+	why the patch release with the fix
+`})
+	before, err := fx.Config.LoadInputs(fx.Upstream, "patches/up/1.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := fx.Config.LoadInputs(fx.Upstream, pin.Series)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Overrides) != 1 || in.SeriesHash == before.SeriesHash {
+		t.Errorf("inputs of the series with overrides: %d entries, hash %s (without: %s)", len(in.Overrides), in.SeriesHash, before.SeriesHash)
+	}
+
+	patched, err := fx.Config.Build(ctx, fx.Upstream, pin, provenance.Patched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, patched.Dir, "go.mod"); !strings.Contains(got, "example.com/dep v1.0.1") {
+		t.Errorf("patched go.mod does not require dep v1.0.1:\n%s", got)
+	}
+	want := []string{"example.com/dep v1.0.0 => v1.0.1 (fixes GO-2099-0001 CVE-2099-0001)"}
+	if rec, err := provenance.Read(patched.Dir); err != nil || strings.Join(rec.Overrides, "\n") != strings.Join(want, "\n") {
+		t.Errorf("provenance overrides %q (%v), want %q", rec.Overrides, err, want)
+	}
+	pristineTree, err := fx.Config.Build(ctx, fx.Upstream, pin, provenance.Pristine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, pristineTree.Dir, "go.mod"); !strings.Contains(got, "example.com/dep v1.0.0") {
+		t.Errorf("pristine go.mod changed:\n%s", got)
+	}
+	vet := exec.Command("go", "build", "./...")
+	vet.Dir, vet.Env = patched.Dir, append(append(os.Environ(), fx.Env()...), "GOFLAGS=-mod=readonly", "GOSUMDB="+fx.Proxy.ChecksumDB())
+	if out, err := vet.CombinedOutput(); err != nil {
+		t.Errorf("the patched tree does not build with its go.mod and go.sum: %v\n%s", err, out)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 
@@ -23,6 +24,21 @@ const sumGolangOrgKey = "sum.golang.org+033de0ae+Ac4zctda0e5eza+HJyk9SxEdh+s3Ey1
 // download is checked against the checksum database, read as the go command
 // resolves them: the environment first, then the go env file (`go env -w`).
 var checkedSettings = []string{"GOSUMDB", "GOPRIVATE", "GONOSUMDB", "GOINSECURE", "GOFLAGS"}
+
+// ModuleEnv returns the go command's environment for fetching path from
+// dir (a `go get` in a tree): the pins' rules, so a dependency override is
+// checked against the same checksum database a pin is, and refused under
+// the same settings.
+func (d Downloader) ModuleEnv(ctx context.Context, dir, path string) ([]string, error) {
+	goCmd := d.Go
+	if goCmd == "" {
+		goCmd = "go"
+	}
+	if d.ChecksumDB == "off" {
+		return nil, fmt.Errorf("fetching %s: the checksum database cannot be turned off", path)
+	}
+	return d.checksumEnv(ctx, goCmd, dir, path, append(append(os.Environ(), "GOWORK=off"), d.Env...))
+}
 
 // checksumEnv returns the go command's environment for downloading path:
 // env with GOSUMDB set explicitly to the database pins are checked against.

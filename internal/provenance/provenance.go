@@ -42,6 +42,9 @@ type Record struct {
 	SeriesHash string
 	Patches    []string
 	Carried    []string
+	// Overrides are the requirements the series' overrides file moved,
+	// one "MODULE FROM => TO (why)" each (internal/overrides).
+	Overrides []string
 	// TestsHash covers the carried regression tests (both kinds).
 	TestsHash string
 }
@@ -73,6 +76,9 @@ func (r Record) Marshal() []byte {
 	}
 	for _, c := range r.Carried {
 		put("carried", c)
+	}
+	for _, o := range r.Overrides {
+		put("override", o)
 	}
 	put("tests-hash", r.TestsHash)
 	return b.Bytes()
@@ -119,6 +125,8 @@ func Parse(data []byte) (Record, error) {
 			r.Patches = append(r.Patches, value)
 		case "carried":
 			r.Carried = append(r.Carried, value)
+		case "override":
+			r.Overrides = append(r.Overrides, value)
 		case "tests-hash":
 			r.TestsHash = value
 		default:

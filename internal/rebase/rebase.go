@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/mod/semver"
 
+	"github.com/holdfast-dist/holdfast/internal/overrides"
 	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
@@ -72,6 +73,9 @@ type Report struct {
 	Pristine string
 	// Regression is that outcome as a verdict.
 	Regression Regression
+	// Overrides is each entry of the series' overrides file judged against
+	// the new version's go.mod: still needed, superseded or conflicting.
+	Overrides []overrides.Verdict
 }
 
 // Run tries the series on the new version. The returned error is for
@@ -109,6 +113,16 @@ func Run(ctx context.Context, c pipeline.Config, o Options) (*Report, error) {
 		return nil, err
 	}
 	r.Module, r.Verified = mod, what
+	if len(in.Overrides) > 0 {
+		goMod := filepath.Join(mod.Dir, "go.mod")
+		data, err := os.ReadFile(goMod)
+		if err != nil {
+			return nil, err
+		}
+		if r.Overrides, err = overrides.Check(goMod, data, in.Overrides); err != nil {
+			return nil, err
+		}
+	}
 
 	dir, err := os.MkdirTemp("", "holdfast-rebase-")
 	if err != nil {
@@ -234,6 +248,20 @@ func (r *Report) Count(s Status) int {
 	return n
 }
 
+// OverrideCount returns how many override entries have status s.
+func (r *Report) OverrideCount(s overrides.Status) int {
+	n := 0
+	for _, v := range r.Overrides {
+		if v.Status == s {
+			n++
+		}
+	}
+	return n
+}
+
 // Clean reports whether the series applies to the new version exactly as
-// it is, so that the version can be pinned with this series.
-func (r *Report) Clean() bool { return r.Count(Clean) == len(r.Patches) }
+// it is, so that the version can be pinned with this series: every patch
+// clean and every override still needed.
+func (r *Report) Clean() bool {
+	return r.Count(Clean) == len(r.Patches) && r.OverrideCount(overrides.Needed) == len(r.Overrides)
+}

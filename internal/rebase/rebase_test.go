@@ -320,3 +320,43 @@ func TestClassifyUpstreamFix(t *testing.T) {
 		})
 	}
 }
+
+// TestRebaseReportsOverrides: each override entry is judged against the
+// new version's go.mod: still needed, superseded by upstream, or in
+// conflict; a superseded entry keeps the version from pinning as is, a
+// conflicting one makes the result a conflict.
+func TestRebaseReportsOverrides(t *testing.T) {
+	fx := pipelinetest.New(t)
+	for v, goMod := range map[string]string{
+		"v1.5.0": "require example.com/dep v1.0.0\n",
+		"v1.6.0": "require example.com/dep v1.0.1\n",
+		"v1.7.0": "",
+	} {
+		fx.Proxy.Add(t, pipelinetest.Module, v, map[string]string{
+			"go.mod":             "module " + pipelinetest.Module + "\n\ngo 1.22\n\n" + goMod,
+			"pkg/util/client.go": pipelinetest.ClientGo,
+		})
+	}
+	pipelinetest.Write(t, fx.Config.Root, map[string]string{"patches/up/1.5/overrides": `example.com/dep v1.0.1
+	fixes GO-2099-0001
+	drop-when upstream requires >= v1.0.1
+	why the patch release with the fix
+`})
+	for _, c := range []struct{ version, status, result string }{
+		{"v1.5.0", "example.com/dep v1.0.1  still needed (upstream requires v1.0.0)", "result: CLEAN"},
+		{"v1.6.0", "example.com/dep v1.0.1  superseded by upstream (upstream requires v1.0.1)", "result: NEEDS REFRESH"},
+		{"v1.7.0", "example.com/dep v1.0.1  conflicts (not required upstream)", "result: CONFLICT: fix the conflicting overrides"},
+	} {
+		r, err := Run(context.Background(), fx.Config, Options{Upstream: fx.Upstream, Version: c.version, Series: "patches/up/1.5"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := r.Write(&out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), c.status) || !strings.Contains(out.String(), c.result) {
+			t.Errorf("%s: report lacks %q or %q:\n%s", c.version, c.status, c.result, out.String())
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/imagebuild"
+	"github.com/holdfast-dist/holdfast/internal/overrides"
 	"github.com/holdfast-dist/holdfast/internal/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
@@ -20,6 +21,10 @@ type Shipped struct {
 	Series   []*patchset.Patch
 	// SeriesHash is the h1: hash the binaries were stamped with.
 	SeriesHash string
+	// Overrides are the series' dependency overrides (internal/overrides),
+	// Waivers the advisories its overrides file excuses from the gate.
+	Overrides []overrides.Entry
+	Waivers   []overrides.Waiver
 }
 
 // LoadShipped reads the default pin of every upstream in the pin file and
@@ -37,7 +42,7 @@ func LoadShipped(root string, f *pins.File) ([]Shipped, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", up.Name, pin.Version, err)
 		}
-		out = append(out, Shipped{Upstream: up, Pin: pin, Series: in.Series, SeriesHash: in.SeriesHash})
+		out = append(out, Shipped{Upstream: up, Pin: pin, Series: in.Series, SeriesHash: in.SeriesHash, Overrides: in.Overrides, Waivers: in.Waivers})
 	}
 	return out, nil
 }
@@ -99,6 +104,27 @@ func (n Notes) Markdown() []byte {
 				cell(h.UpstreamIssue), cell(h.UpstreamPR), cell(status), cell(h.DropWhen))
 		}
 	}
+	overridden := false
+	for _, s := range n.Shipped {
+		overridden = overridden || len(s.Overrides) > 0
+	}
+	if overridden {
+		b.WriteString("\n## Dependency overrides\n\n")
+		b.WriteString("Requirements raised in the patched tree with the go command (checksum database consulted) " +
+			"to versions that fix the advisories named; the go line stays upstream's. " +
+			"\"Drop when\" is the upstream requirement from which a rebase removes the entry.\n")
+		for _, s := range n.Shipped {
+			if len(s.Overrides) == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "\n### %s %s\n\n", s.Upstream.Name, s.Pin.Version)
+			b.WriteString("| module | version | fixes | drop when | why this version |\n|---|---|---|---|---|\n")
+			for _, e := range s.Overrides {
+				fmt.Fprintf(&b, "| `%s` | %s | %s | upstream requires >= %s | %s |\n", e.Module, e.Version,
+					strings.Join(e.Fixes, " "), e.DropWhen, cell(e.Why))
+			}
+		}
+	}
 	if len(n.Artifacts) > 0 {
 		b.WriteString("\n## Artifacts\n\n| kind | path | what |\n|---|---|---|\n")
 		for _, a := range n.Artifacts {
@@ -135,6 +161,28 @@ func (n Notes) Markdown() []byte {
 		b.WriteString("\n")
 	}
 	return b.Bytes()
+}
+
+// Waiver returns the reason the series of the shipped pin whose upstream
+// module is mainModule gives for waiving advisory id, if it does.
+func Waiver(shipped []Shipped, mainModule, id string) (string, bool) {
+	for _, s := range shipped {
+		if s.Upstream.Module != mainModule {
+			continue
+		}
+		for _, w := range s.Waivers {
+			if w.ID == id {
+				return w.Why, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Waived reports whether Waiver has a reason.
+func Waived(shipped []Shipped, mainModule, id string) bool {
+	_, ok := Waiver(shipped, mainModule, id)
+	return ok
 }
 
 // cell keeps a header value on one table row: folded header lines become

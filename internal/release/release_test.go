@@ -21,6 +21,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/imagebuild/imagebuildtest"
+	"github.com/holdfast-dist/holdfast/internal/overrides"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/treetest"
 	"github.com/holdfast-dist/holdfast/internal/vulnreport"
@@ -551,16 +552,22 @@ func stampedBinary(t *testing.T, sh Shipped) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, "go.mod"), "module example.com/standin\n\ngo 1.22\n")
-	writeFile(t, filepath.Join(dir, "main.go"), "package main\n\nvar version, series string\n\nfunc main() { println(version, series) }\n")
-	out := filepath.Join(dir, "standin")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out,
-		"-ldflags", "-X main.version="+sh.Pin.VersionString()+" -X main.series="+build.ShortSeriesHash(sh.SeriesHash), ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building a stand-in binary: %v\n%s", err, b)
+	// Built as holdfast builds: build.Toolchain, the upstream module at a
+	// pseudo-version after the pin, the version and series stamped.
+	writeFile(t, filepath.Join(dir, "go.mod"), "module "+sh.Upstream.Module+"\n\ngo 1.22\n")
+	writeFile(t, filepath.Join(dir, "v", "v.go"), "package v\n\nvar Version, Series string\n")
+	writeFile(t, filepath.Join(dir, "main.go"), "package main\n\nimport \""+sh.Upstream.Module+"/v\"\n\nfunc main() { println(v.Version, v.Series) }\n")
+	up := &pins.Upstream{Name: "standin", Module: sh.Upstream.Module, Build: []string{"."}, Binaries: map[string]string{".": "standin"},
+		Version: &pins.VersionVars{Package: "v", Vars: []pins.VersionVar{{Name: "Version", Field: pins.FieldVersion}, {Name: "Series", Field: pins.FieldSeriesHash}}}}
+	bins, err := build.Build(context.Background(), build.Options{
+		Tree: dir, Upstream: up, Pin: sh.Pin, Out: filepath.Join(dir, "out"), // inside the tree, as --bin may be
+		Stamp: build.Stamp{Version: sh.Pin.VersionString(), SeriesHash: sh.SeriesHash, Source: build.Source{Commit: commit}},
+		Env:   append(os.Environ(), "GOFLAGS=", "GOWORK=off"),
+	})
+	if err != nil {
+		t.Fatalf("building a stand-in binary: %v", err)
 	}
+	out := bins[0].Path
 	stampedBinaries.Store(key, out)
 	return out
 }
@@ -618,4 +625,31 @@ func standinVulnerabilities(_ context.Context, stage string, bins []vulnreport.B
 		return "", err
 	}
 	return "### Known vulnerabilities\n\nstand-in\n", os.WriteFile(filepath.Join(dir, vulnreport.SummaryFile), []byte("stand-in"), 0o644)
+}
+
+func TestNotesListEveryOverride(t *testing.T) {
+	s := []Shipped{{
+		Upstream: &pins.Upstream{Name: "karmada", Module: "github.com/karmada-io/karmada"},
+		Pin:      pins.Pin{Version: "v1.18.2", Revision: 6, Series: "patches/karmada/1.18"},
+		Overrides: []overrides.Entry{{Module: "golang.org/x/net", Version: "v0.55.0", Fixes: []string{"GO-2026-5025", "CVE-2026-42506"},
+			DropWhen: "v0.55.0", Why: "smallest fixed version | minors only"}},
+	}}
+	md := string(Notes{Version: "v1.0.0", Source: build.Source{Commit: commit, Date: time.Unix(0, 0)}, Shipped: s}.Markdown())
+	want := "| `golang.org/x/net` | v0.55.0 | GO-2026-5025 CVE-2026-42506 | upstream requires >= v0.55.0 | smallest fixed version \\| minors only |"
+	if !strings.Contains(md, "## Dependency overrides") || !strings.Contains(md, want) {
+		t.Errorf("notes lack the override row %q:\n%s", want, md)
+	}
+	if md := string(Notes{Version: "v1.0.0", Shipped: []Shipped{{Upstream: s[0].Upstream, Pin: s[0].Pin}}}.Markdown()); strings.Contains(md, "Dependency overrides") {
+		t.Errorf("notes without overrides have the section:\n%s", md)
+	}
+}
+
+func TestWaivedIsPerUpstream(t *testing.T) {
+	s := []Shipped{
+		{Upstream: &pins.Upstream{Module: "github.com/karmada-io/karmada"}, Waivers: []overrides.Waiver{{ID: "GO-2026-6603", Why: "x"}}},
+		{Upstream: &pins.Upstream{Module: "github.com/kubeslice/worker-operator"}},
+	}
+	if !Waived(s, "github.com/karmada-io/karmada", "GO-2026-6603") || Waived(s, "github.com/kubeslice/worker-operator", "GO-2026-6603") || Waived(s, "github.com/karmada-io/karmada", "GO-2026-6610") {
+		t.Errorf("Waived does not follow the series' waivers per upstream")
+	}
 }

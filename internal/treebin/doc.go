@@ -8,9 +8,10 @@
 // join the build line, the release folder or the images. Building them here
 // rather than with `holdfast build` keeps every shipped artefact as it is;
 // building them with internal/build.Build, from the same tree, keeps the
-// compile exactly the shipped binaries' (static, -trimpath, -buildvcs=false,
-// version variables set the same way), so what the suites run is what
-// upstream's own build would give from that tree.
+// compile exactly the shipped binaries' (build.Toolchain, static,
+// -trimpath, the main module's version, version variables set the same
+// way), so what the suites run is what upstream's own build would give
+// from that tree.
 //
 // A cache folder is keyed by the tree's HOLDFAST-PROVENANCE (the pristine
 // module's hash, the series, overlay and carried libraries' hash: every

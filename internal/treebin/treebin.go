@@ -1,7 +1,6 @@
 package treebin
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -84,10 +82,8 @@ func Ensure(ctx context.Context, r Request) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("tree %s: %w", r.Tree, err)
 	}
-	goVersion, err := goVersion(ctx)
-	if err != nil {
-		return Result{}, err
-	}
+	// build.Build compiles with build.Toolchain, whatever go is on PATH.
+	goVersion := build.Toolchain
 	name := folderName(rec, key(provData, up.Build, names, ldflags, goVersion))
 	out := filepath.Join(r.Root, CacheDir)
 	res := Result{Dir: filepath.Join(out, name), Paths: map[string]string{}}
@@ -116,6 +112,7 @@ func Ensure(ctx context.Context, r Request) (Result, error) {
 	// binaries or none.
 	if _, err := build.Build(ctx, build.Options{
 		Tree: r.Tree, Upstream: up, Pin: pin, Stamp: stamp, Out: out, Name: name, Log: r.Log,
+		Pristine: rec.Kind == provenance.Pristine,
 	}); err != nil {
 		return Result{}, err
 	}
@@ -206,15 +203,4 @@ func complete(paths map[string]string) bool {
 		}
 	}
 	return true
-}
-
-func goVersion(ctx context.Context) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOVERSION: %w: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(string(out)), nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/patchset"
@@ -37,6 +38,11 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 	if err != nil {
 		return nil, err
 	}
+	// Dependency overrides change upstream code paths: the packages that
+	// call into a moved module run their own tests with the new versions.
+	if plan.OverrideImporters, err = r.OverrideImporters(ctx, patched.Dir, overriddenModules(patched.Record.Overrides)); err != nil {
+		return nil, err
+	}
 	res := &Result{
 		Upstream: up.Name, Version: pin.Version, HoldfastVersion: patched.Record.HoldfastVersion,
 		SeriesHash: patched.Record.SeriesHash, Plan: plan, Pristine: NoTests, Patched: NoTests,
@@ -57,10 +63,31 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 	}
 	// Every test of tests/<upstream>/ is accounted for by the fixes (an
 	// unnamed one is a Problem), so none counts against upstream.
-	others := run.FailedTests(plan.RegressionTests)
-	res.UpstreamPass = len(others) == 0 && len(run.BuildFailed) == 0
+	others, buildFailed := run.FailedTests(plan.RegressionTests), run.BuildFailed
+	output := run.Output
+	if extra := plan.importersOnly(); len(extra) > 0 {
+		// A run of their own, with a shorter timeout than go test's 10
+		// minutes: these are upstream tests holdfast did not choose, and
+		// one of Karmada's hangs until the timeout on pristine too.
+		imp, err := r.GoTest(ctx, patched.Dir, []string{"-timeout", importerTimeout}, extra)
+		if err != nil {
+			return nil, err
+		}
+		res.PatchedTime += Duration(imp.Duration)
+		impFailed, impBuild := imp.FailedTests(nil), append(slices.Clone(imp.BuildFailed), silentFailures(imp)...)
+		if len(impFailed) > 0 || len(impBuild) > 0 {
+			if impFailed, impBuild, res.Preexisting, err = r.discountPristine(ctx, pristineTree.Dir, patched.Record.Module, extra, impFailed, impBuild); err != nil {
+				return nil, err
+			}
+		}
+		others, buildFailed = append(others, impFailed...), append(slices.Clone(buildFailed), impBuild...)
+		if len(impFailed) > 0 || len(impBuild) > 0 {
+			output = append(slices.Clone(output), imp.Output...)
+		}
+	}
+	res.UpstreamPass = len(others) == 0 && len(buildFailed) == 0
 	if !res.UpstreamPass {
-		res.fail("patched", append(prefix("failed: ", others), prefix("did not build: ", run.BuildFailed)...), run.Output)
+		res.fail("patched", append(prefix("failed: ", others), prefix("did not build: ", buildFailed)...), output)
 	}
 	if len(regression) > 0 {
 		run, err := r.GoTest(ctx, pristineTree.Dir, []string{"-run", runPattern(regression)}, plan.RegressionPackages)
@@ -238,6 +265,97 @@ func (r *Result) fail(tree string, why, output []string) {
 		msg += "\n" + strings.Join(output, "\n")
 	}
 	r.Failures = append(r.Failures, msg)
+}
+
+// discountPristine runs the tests of the override importers that failed on
+// the patched tree on the pristine twin as well: a test (or a package that
+// does not build) failing there too fails with upstream's own versions, so
+// the overrides did not cause it. Those are returned as preexisting and
+// left out of the upstream verdict; failures outside the importers, and
+// importer failures pristine does not share, stay.
+// ImporterTimeout bounds each package's tests in the override importers'
+// run (patched and pristine): long enough for a unit test package on a
+// loaded 2-core machine, short enough that a hanging upstream test costs
+// minutes, not the CI budget.
+const ImporterTimeout = "3m"
+
+// importerTimeout is ImporterTimeout; tests shorten it.
+var importerTimeout = ImporterTimeout
+
+// silentFailures are the packages that failed with no failed test and no
+// build failure to show for it: a test binary that timed out (go test's
+// panic names no failed test in its events) or exited early. Listed like
+// build failures, so they count.
+func silentFailures(run *Run) []string {
+	var out []string
+	for _, pkg := range run.FailedPackages() {
+		if !slices.Contains(run.BuildFailed, pkg) && !slices.ContainsFunc(run.FailedTests(nil), func(key string) bool { return strings.HasPrefix(key, pkg+" ") }) {
+			out = append(out, pkg)
+		}
+	}
+	return out
+}
+
+func (r Runner) discountPristine(ctx context.Context, pristine, module string, importers, failed, buildFailed []string) (keep, keepBuild, preexisting []string, err error) {
+	importPath := map[string]string{} // import path -> pattern
+	for _, p := range importers {
+		ip := module
+		if p != "." {
+			ip += "/" + strings.TrimPrefix(p, "./")
+		}
+		importPath[ip] = p
+	}
+	var pkgs []string
+	seen := map[string]bool{}
+	consider := func(pkg string) {
+		p, ok := importPath[pkg]
+		if !ok || seen[p] {
+			return
+		}
+		// Carried libraries and overlay packages exist only in the
+		// patched tree: nothing to compare with.
+		if _, err := os.Stat(filepath.Join(pristine, filepath.FromSlash(p))); err == nil {
+			seen[p] = true
+			pkgs = append(pkgs, p)
+		}
+	}
+	for _, key := range failed {
+		pkg, _, _ := strings.Cut(key, " ")
+		consider(pkg)
+	}
+	for _, pkg := range buildFailed {
+		consider(pkg)
+	}
+	if len(pkgs) == 0 {
+		return failed, buildFailed, nil, nil
+	}
+	sort.Strings(pkgs)
+	base, err := r.GoTest(ctx, pristine, []string{"-timeout", importerTimeout}, pkgs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	baseFailed := map[string]bool{}
+	for _, key := range base.FailedTests(nil) {
+		baseFailed[key] = true
+	}
+	for _, pkg := range append(slices.Clone(base.BuildFailed), silentFailures(base)...) {
+		baseFailed[pkg] = true
+	}
+	for _, key := range failed {
+		if baseFailed[key] {
+			preexisting = append(preexisting, key)
+		} else {
+			keep = append(keep, key)
+		}
+	}
+	for _, pkg := range buildFailed {
+		if baseFailed[pkg] {
+			preexisting = append(preexisting, pkg+" (package failed: does not build, or timed out)")
+		} else {
+			keepBuild = append(keepBuild, pkg)
+		}
+	}
+	return keep, keepBuild, preexisting, nil
 }
 
 func prefix(p string, items []string) []string {

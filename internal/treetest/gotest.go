@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/progress"
 )
 
@@ -20,6 +21,11 @@ import (
 type Runner struct {
 	// Env is the go command's environment; nil inherits holdfast's.
 	Env []string
+	// Toolchain, if set, is the Go release that runs the tests
+	// (build.Toolchain: the trees are tested with what compiles the shipped
+	// binaries); empty runs the go command on PATH as the tree's go.mod
+	// and GOTOOLCHAIN select it.
+	Toolchain string
 	// Log receives the command line of every run and, while one runs, a
 	// heartbeat line every progress.Interval; nil discards. It is
 	// progress, not results: holdfast passes its stderr.
@@ -62,15 +68,21 @@ func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*R
 	// sources are the same in two trees is compiled once: the cold
 	// upstream-test run is bounded by what the series really changes.
 	argv := append(append([]string{"test", "-json", "-trimpath"}, args...), pkgs...)
+	env := envOrOS(r.Env)
+	goBin, toolchainEnv := "go", ""
+	if r.Toolchain != "" {
+		g, err := build.ResolveGo(ctx, r.Toolchain)
+		if err != nil {
+			return nil, fmt.Errorf("go test in %s: %w", dir, err)
+		}
+		goBin, env, toolchainEnv = g.Bin, g.Env(env), "GOTOOLCHAIN="+r.Toolchain+" "
+	}
 	if r.Log != nil {
-		fmt.Fprintf(r.Log, "  (cd %s && go %s)\n", dir, strings.Join(argv, " "))
+		fmt.Fprintf(r.Log, "  (cd %s && %sgo %s)\n", dir, toolchainEnv, strings.Join(argv, " "))
 	}
-	cmd := exec.CommandContext(ctx, "go", argv...)
+	cmd := exec.CommandContext(ctx, goBin, argv...)
 	cmd.Dir = dir
-	cmd.Env = r.Env
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
-	}
+	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
@@ -237,4 +249,11 @@ func (r *Run) FailedTests(except []string) []string {
 	}
 	sort.Strings(failed)
 	return failed
+}
+
+func envOrOS(env []string) []string {
+	if env == nil {
+		return os.Environ()
+	}
+	return env
 }

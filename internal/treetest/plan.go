@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +28,11 @@ type Plan struct {
 	// RegressionTests are the Test functions declared in the regression
 	// test files, the only tests run on the pristine tree.
 	RegressionTests []string
+	// OverrideImporters are the packages importing a module the series'
+	// dependency overrides moved (Runner.OverrideImporters): their own
+	// tests run on the patched tree with the new versions, in a run of
+	// their own for those the others do not cover.
+	OverrideImporters []string `json:",omitempty"`
 }
 
 // NewPlan derives the plan from the series, the carried libraries and the
@@ -67,6 +73,24 @@ func (p Plan) Patched() []string {
 		}
 	}
 	return sortedKeys(seen)
+}
+
+// importersOnly are the override importers the main patched run does not
+// already cover; they run on their own (Check).
+func (p Plan) importersOnly() []string {
+	covers := func(pattern, pkg string) bool {
+		if tree, ok := strings.CutSuffix(pattern, "/..."); ok {
+			return pkg == tree || strings.HasPrefix(pkg, tree+"/")
+		}
+		return pattern == pkg
+	}
+	var out []string
+	for _, pkg := range p.OverrideImporters {
+		if !slices.ContainsFunc(p.Patched(), func(pattern string) bool { return covers(pattern, pkg) }) {
+			out = append(out, pkg)
+		}
+	}
+	return out
 }
 
 // RunPattern is the -run expression selecting exactly the regression tests.

@@ -74,6 +74,10 @@ type Result struct {
 	UpstreamPass bool `json:"upstreamPass"`
 	// Failures name what failed, with the go test output that says why.
 	Failures []string `json:"failures,omitempty"`
+	// Preexisting are tests of override importers that failed on the
+	// patched tree and fail on the pristine twin too: upstream's own
+	// failures, not the overrides', reported and not counted.
+	Preexisting []string `json:"preexisting,omitempty"`
 	// PatchedTime and PristineTime are wall-clock go test times.
 	PatchedTime  Duration `json:"patchedSeconds"`
 	PristineTime Duration `json:"pristineSeconds"`
@@ -277,6 +281,12 @@ func WriteText(w io.Writer, results []*Result) error {
 			r.Upstream, r.Version, r.Pristine.describe(Red), r.Patched.describe(Green), upstream)
 		fmt.Fprintf(w, "  %s  series %s  patched run %s (%s), pristine run %s (%s)\n",
 			r.HoldfastVersion, r.SeriesHash, r.PatchedTime, strings.Join(r.Plan.Patched(), " "), r.PristineTime, runPattern(r.regressionTests()))
+		if len(r.Plan.OverrideImporters) > 0 {
+			fmt.Fprintf(w, "  importers of overridden modules (tested on patched): %s\n", strings.Join(r.Plan.OverrideImporters, " "))
+		}
+		if len(r.Preexisting) > 0 {
+			fmt.Fprintf(w, "  fail on pristine too (upstream's, not the overrides'): %s\n", strings.Join(r.Preexisting, ", "))
+		}
 		for _, line := range r.fixLines() {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
@@ -313,6 +323,12 @@ func WriteMarkdown(w io.Writer, results []*Result) error {
 	for _, r := range results {
 		fmt.Fprintf(&b, "\n## %s %s\n\n- series hash: `%s`\n- packages tested on patched: `%s` (%s)\n- regression tests: `%s` (pristine run %s)\n",
 			r.Upstream, r.Version, r.SeriesHash, strings.Join(r.Plan.Patched(), " "), r.PatchedTime, strings.Join(r.regressionTests(), " "), r.PristineTime)
+		if len(r.Plan.OverrideImporters) > 0 {
+			fmt.Fprintf(w, "- importers of overridden modules (tested on patched): `%s`\n", strings.Join(r.Plan.OverrideImporters, " "))
+		}
+		if len(r.Preexisting) > 0 {
+			fmt.Fprintf(w, "- fail on pristine too (upstream's, not the overrides'): `%s`\n", strings.Join(r.Preexisting, ", "))
+		}
 		if lines := r.fixLines(); len(lines) > 0 {
 			fmt.Fprintf(&b, "\n")
 			for _, line := range lines {

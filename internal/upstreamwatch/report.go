@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/holdfast-dist/holdfast/internal/overrides"
 	"github.com/holdfast-dist/holdfast/internal/rebase"
 )
 
@@ -32,6 +33,10 @@ func (r *Report) Summary() []string {
 				rr := t.Rebase
 				line += fmt.Sprintf(": %d clean, %d with offset, %d conflicting, %d already upstream; series %s",
 					rr.Count(rebase.Clean), rr.Count(rebase.Offset), rr.Count(rebase.Conflict), rr.Count(rebase.AlreadyUpstream), rr.Series)
+				if len(rr.Overrides) > 0 {
+					line += fmt.Sprintf("; overrides %d still needed, %d superseded, %d conflicting",
+						rr.OverrideCount(overrides.Needed), rr.OverrideCount(overrides.Superseded), rr.OverrideCount(overrides.Conflicts))
+				}
 			}
 			lines = append(lines, line)
 		}
@@ -94,14 +99,24 @@ type jsonUpstream struct {
 
 type jsonTag struct {
 	Candidate
-	Verdict  Verdict     `json:"verdict"`
-	Series   string      `json:"series,omitempty"`
-	Sum      string      `json:"sum,omitempty"`
-	Patches  []jsonPatch `json:"patches,omitempty"`
-	Pristine string      `json:"pristine,omitempty"`
+	Verdict Verdict     `json:"verdict"`
+	Series  string      `json:"series,omitempty"`
+	Sum     string      `json:"sum,omitempty"`
+	Patches []jsonPatch `json:"patches,omitempty"`
+	// Overrides are the series' overrides judged against the tag.
+	Overrides []jsonOverride `json:"overrides,omitempty"`
+	Pristine  string         `json:"pristine,omitempty"`
 	// Regression is the pristine regression verdict ClassifyUpstreamFix used.
 	Regression rebase.Regression `json:"regression,omitempty"`
 	Error      string            `json:"error,omitempty"`
+}
+
+type jsonOverride struct {
+	Module   string           `json:"module"`
+	Version  string           `json:"version"`
+	Upstream string           `json:"upstream,omitempty"`
+	Status   overrides.Status `json:"status"`
+	Reason   string           `json:"reason,omitempty"`
 }
 
 type jsonPatch struct {
@@ -123,6 +138,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 				jt.Series, jt.Sum, jt.Pristine, jt.Regression = rr.Series, rr.Module.Sum, rr.Pristine, rr.Regression
 				for _, p := range rr.Patches {
 					jt.Patches = append(jt.Patches, jsonPatch{Name: p.Patch.Name(), Status: p.Status, UpstreamFix: p.UpstreamFix, UpstreamFixWhy: p.UpstreamFixWhy, Notes: p.Notes})
+				}
+				for _, v := range rr.Overrides {
+					jt.Overrides = append(jt.Overrides, jsonOverride{Module: v.Entry.Module, Version: v.Entry.Version, Upstream: v.Upstream, Status: v.Status, Reason: v.Reason})
 				}
 			}
 			ju.Tags = append(ju.Tags, jt)

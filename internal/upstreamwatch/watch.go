@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/holdfast-dist/holdfast/internal/overrides"
 	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/rebase"
@@ -118,13 +119,14 @@ func Run(ctx context.Context, c pipeline.Config, f *pins.File, o Options) (*Repo
 	return r, errors.Join(errs...)
 }
 
-// verdict is the tag's worst patch status: a conflict must be fixed, an
-// already-upstream patch dropped, an offset refreshed.
+// verdict is the tag's worst patch or override status: a conflict must be
+// fixed, an already-upstream patch or superseded override dropped, an
+// offset refreshed.
 func verdict(r *rebase.Report) Verdict {
 	switch {
-	case r.Count(rebase.Conflict) > 0:
+	case r.Count(rebase.Conflict) > 0, r.OverrideCount(overrides.Conflicts) > 0:
 		return Conflict
-	case r.Count(rebase.AlreadyUpstream) > 0:
+	case r.Count(rebase.AlreadyUpstream) > 0, r.OverrideCount(overrides.Superseded) > 0:
 		return AlreadyUpstream
 	case r.Count(rebase.Offset) > 0:
 		return Offset

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pristine"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
@@ -243,6 +245,40 @@ func TestScanLooksUpADevelMainModule(t *testing.T) {
 	}
 	if !strings.Contains(r.Summary(), "its own advisories were **not** looked up") {
 		t.Errorf("the summary does not say the main module was not looked up:\n%s", r.Summary())
+	}
+}
+
+// A binary holdfast builds records its main module at a pseudo-version
+// after the upstream tag (internal/build), which govulncheck's binary mode
+// matches by itself: Karmada's own advisory is found with no version given
+// and no query, and one fixed before the tag is not reported.
+func TestScanBinaryModeMatchesAStampedMainModule(t *testing.T) {
+	_, s := realScanner(t)
+	tree := t.TempDir()
+	writeFile(t, filepath.Join(tree, "go.mod"), "module github.com/karmada-io/karmada\n\ngo 1.24\n", 0o644)
+	writeFile(t, filepath.Join(tree, "main.go"), "package main\n\nfunc main() {}\n", 0o644)
+	up := &pins.Upstream{Name: "karmada", Module: "github.com/karmada-io/karmada", Build: []string{"."}}
+	bins, err := build.Build(context.Background(), build.Options{
+		Tree: tree, Upstream: up, Pin: pins.Pin{Version: "v1.18.2", Revision: 1}, Out: t.TempDir(),
+		Stamp: build.Stamp{Version: "v1.18.2-holdfast.1", Source: build.Source{Commit: "abc", Date: time.Unix(1764672000, 0)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Scan(context.Background(), []Binary{{Path: bins[0].Path}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := r.Binaries[0]
+	if !strings.HasPrefix(b.MainVersion, "v1.18.3-0.") || b.CheckedMainVersion != b.MainVersion || b.mainStream != nil {
+		t.Errorf("main %s, checked at %q, query stream %d bytes: want a pseudo-version after v1.18.2, checked by binary mode, no query", b.MainVersion, b.CheckedMainVersion, len(b.mainStream))
+	}
+	f := findingOf(b.Findings, "GO-2024-2817", "github.com/karmada-io/karmada")
+	if f == nil || f.Version != b.MainVersion || strings.Contains(f.Note, "(devel)") {
+		t.Errorf("GO-2024-2817 = %+v, want found by binary mode at %s", f, b.MainVersion)
+	}
+	if g := findingOf(b.Findings, "GO-2025-3364", "github.com/karmada-io/karmada"); g != nil {
+		t.Errorf("GO-2025-3364, fixed in v1.12.0, reported for a build of v1.18.2: %+v", g)
 	}
 }
 
