@@ -20,7 +20,7 @@ UPSTREAMS ?= karmada workeroperator
 .PHONY: help
 help: ## List every verb.
 	@awk 'BEGIN {FS = ":.*## "; printf "Usage: make <verb> [VAR=value]\n\nVerbs:\n"} \
-	  /^[a-zA-Z0-9_.-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	  /^[a-zA-Z0-9_.-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: all
 all: verify build binaries ## The main job: verify, patch and build the default pins of every upstream (README's first command).
