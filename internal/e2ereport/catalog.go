@@ -34,6 +34,7 @@ var Catalog = map[string][]Planned{
 		{"ca-rotation-replaced", both},
 		{"search-ca-rotation", both},
 		{"metrics-ca-rotation", both},
+		{"secret-reads", patchedOnly},
 	},
 	"worker-hub-failover": {
 		{"secondary unset: connects to the primary, never contacts the secondary", patchedOnly},
