@@ -33,6 +33,9 @@ type env struct {
 	// memberMetrics is the member's metrics.k8s.io stand-in
 	// (withMemberMetrics), nil without.
 	memberMetrics *karmadacp.MemberMetrics
+	// apiAudit is karmada-apiserver's audit log (withAPIServerAudit), ""
+	// without.
+	apiAudit string
 }
 
 // envOptions are what a scenario adds to the default environment, so
@@ -49,6 +52,8 @@ type envOptions struct {
 	metricsAdapter bool
 	// memberMetrics serves metrics.k8s.io on the member (the stand-in).
 	memberMetrics bool
+	// apiServerAudit makes karmada-apiserver write an audit log.
+	apiServerAudit bool
 }
 
 type envOption func(*envOptions)
@@ -64,6 +69,10 @@ func withMember2() envOption        { return func(o *envOptions) { o.member2 = t
 func withSearch() envOption         { return func(o *envOptions) { o.search = true } }
 func withMetricsAdapter() envOption { return func(o *envOptions) { o.metricsAdapter = true } }
 func withMemberMetrics() envOption  { return func(o *envOptions) { o.memberMetrics = true } }
+
+// withAPIServerAudit makes karmada-apiserver write an audit log
+// (env.apiAudit), in a folder of the test's.
+func withAPIServerAudit() envOption { return func(o *envOptions) { o.apiServerAudit = true } }
 
 // standIns are stated in every scenario's notes.
 var standIns = []string{
@@ -107,6 +116,13 @@ func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 	recorder.SetVersion("kube-apiserver (karmada-apiserver and members)", toolcache.KubeAPIServer.Version)
 
 	e := &env{build: b, target: target}
+	if o.apiServerAudit {
+		dir := filepath.Join(t.TempDir(), "karmada-apiserver-audit")
+		e.apiAudit = filepath.Join(dir, "audit.log")
+		if cpOpts.APIServerFlags, err = controlplane.AuditFlags(dir, e.apiAudit); err != nil {
+			t.Fatal(err)
+		}
+	}
 	begin := time.Now()
 	cpOpts.Etcd, cpOpts.KubeAPIServer = etcd, apiServer
 	e.cp = karmadacp.StartForTest(t, cpOpts)

@@ -111,4 +111,5 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "search-ca-rotation", karmadacp.Patched, testSearchCARotation)
 	run(t, "metrics-ca-rotation", karmadacp.Pristine, testMetricsCARotation)
 	run(t, "metrics-ca-rotation", karmadacp.Patched, testMetricsCARotation)
+	run(t, "secret-reads", karmadacp.Patched, testSecretReads)
 }

@@ -59,3 +59,44 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("temporary files left beside the token: %v", entries)
 	}
 }
+
+// TestCAVolumeSwapsDataLink: the worker's path keeps its name and follows
+// each Publish, through a ..data symlink swapped in one rename, and the
+// folder of the previous content is gone, as after a kubelet update.
+func TestCAVolumeSwapsDataLink(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "hub-ca")
+	v, err := newCAVolume(dir, []byte("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(v.File()); err != nil || string(got) != "first" {
+		t.Fatalf("after newCAVolume: %q, %v; want first", got, err)
+	}
+	if target, err := os.Readlink(v.File()); err != nil || target != filepath.Join("..data", caVolumeKey) {
+		t.Fatalf("%s links to %q (%v), want through ..data", v.File(), target, err)
+	}
+	firstData, err := os.Readlink(filepath.Join(dir, "..data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Publish([]byte("second")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(v.File()); err != nil || string(got) != "second" {
+		t.Fatalf("after Publish: %q, %v; want second", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, firstData)); !os.IsNotExist(err) {
+		t.Fatalf("the first content's folder %s is still there (%v)", firstData, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 3 { // ca.crt, ..data, one timestamped folder
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("volume holds %v, want ca.crt, ..data and one data folder", names)
+	}
+}

@@ -79,6 +79,15 @@ func TestHubFailover(t *testing.T) {
 		}
 		testFailover(t, env, bin)
 	})
+	t.Run("hub-ca-rotation", func(t *testing.T) { testHubCARotation(t, env, env.binary) })
+	t.Run("pristine-hub-ca-rotation", func(t *testing.T) {
+		bin, err := findWorkerBinary(env.root, true)
+		if err != nil {
+			sc := beginScenario(t, suiteFailover, "hub CA rotation (pristine upstream): hub-a restarted with a new CA, CA file swapped (..data)", workerBinary{Pristine: true})
+			sc.Fatalf("the pristine binary is missing (make e2e-binaries builds it): %v", err)
+		}
+		testHubCARotation(t, env, bin)
+	})
 }
 
 // environmentFor returns the shared clusters. If they cannot be set up the

@@ -34,6 +34,7 @@ var Catalog = map[string][]Planned{
 		{"ca-rotation-replaced", both},
 		{"search-ca-rotation", both},
 		{"metrics-ca-rotation", both},
+		{"secret-reads", patchedOnly},
 	},
 	"worker-hub-failover": {
 		{"secondary unset: connects to the primary, never contacts the secondary", patchedOnly},
@@ -45,6 +46,8 @@ var Catalog = map[string][]Planned{
 		{"a flapping claim causes no restart", patchedOnly},
 		{"the Standby rejects the worker's credential: visible in metrics before any failover", patchedOnly},
 		{"hubs disagree: the fresher claim (hub-a) wins over a stale Standby copy", patchedOnly},
+		{"hub CA rotation: hub-a restarted with a new CA, CA file swapped (..data); reconnects without a restart, then follows failover", patchedOnly},
+		{"hub CA rotation (pristine upstream): hub-a restarted with a new CA, CA file swapped (..data)", pristineOnly},
 	},
 	"worker-chart-rbac": {
 		{"chart RBAC: caches sync, no 403 on the worker cluster or hub-a", patchedOnly},

@@ -102,6 +102,10 @@ type Options struct {
 	// metrics.k8s.io and custom.metrics.k8s.io (startMetricsAdapter);
 	// Binaries must then name it. Default off.
 	MetricsAdapter bool
+	// APIServerFlags are appended to karmada-apiserver's (e.g.
+	// controlplane.AuditFlags, for a scenario that counts the components'
+	// requests). Default none.
+	APIServerFlags []string
 }
 
 const defaultStartTimeout = 3 * time.Minute
@@ -157,7 +161,7 @@ func (o Options) apiServerOptions(p *pki) controlplane.Options {
 		Dir:                 filepath.Join(o.Dir, "apiserver"),
 		Etcd:                o.Etcd,
 		KubeAPIServer:       o.KubeAPIServer,
-		ExtraAPIServerFlags: frontProxyFlags(p),
+		ExtraAPIServerFlags: append(frontProxyFlags(p), o.APIServerFlags...),
 		StartTimeout:        o.StartTimeout,
 	}
 }
