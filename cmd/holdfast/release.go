@@ -16,7 +16,6 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/signing"
 	"github.com/holdfast-dist/holdfast/internal/slsa"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
-	"github.com/holdfast-dist/holdfast/internal/vulnreport"
 )
 
 // runRelease assembles the release folder from what `make release`'s
@@ -64,28 +63,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 		Inputs: release.DefaultInputs(e.root), Out: *out, Log: e.stderr,
 		Checks: releaseChecks(e.root, f, shipped, source), Preflight: *preflight,
 		Signing: sig, Unsigned: *unsigned,
-		Vulnerabilities: func(ctx context.Context, stage string, bins []vulnreport.Binary) (string, error) {
-			r, err := vulnreport.WriteReport(ctx, e.root, stage, bins)
-			if err != nil {
-				return "", err
-			}
-			// The gate: no shipped binary may carry a reachable advisory
-			// that has a fix, unless its series waives it with a reason.
-			if fixable := r.FixableReachable(func(m, id string) bool { return release.Waived(shipped, m, id) }); len(fixable) > 0 {
-				return "", fmt.Errorf("%w: %w", release.ErrRefused, vulnreport.GateError(fixable))
-			}
-			// What remains (no fix, waived, or not reachable) is stated
-			// in OpenVEX beside the report, named by CHECKSUMS.
-			vex, err := r.VEX("https://github.com/holdfast-dist/holdfast/releases/tag/"+*version+"#openvex",
-				func(m, id string) (string, bool) { return release.Waiver(shipped, m, id) })
-			if err != nil {
-				return "", err
-			}
-			if err := os.WriteFile(filepath.Join(stage, vulnreport.FolderName, vulnreport.VEXFile), vex, 0o644); err != nil {
-				return "", err
-			}
-			return r.Markdown(), nil
-		},
+		Vulnerabilities: release.ScanVulnerabilities(e.root, *version, shipped),
 	})
 	if err != nil {
 		return err
