@@ -25,6 +25,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("release")
 	version := fs.String("version", "", "release version, vX.Y.Z[-pre]")
 	out := fs.String("out", "", "folder receiving VERSION/ (default: <root>/"+release.DefaultOut+")")
+	pristineBin := fs.String("pristine-bin", filepath.Join(e.root, release.DefaultPristineBin), "folder of the pristine twins built with upstream's Go (make upstream-go-twins) for the notes' side-by-side table")
 	preflight := fs.Bool("preflight", false, "only check what needs no artifact (version, clean checkout, free destination, signing configuration)")
 	signKey := fs.String("sign-key", "", "cosign private key file or KMS URI to sign with (a key file's password in COSIGN_PASSWORD)")
 	keyless := fs.Bool("keyless", false, "sign keylessly with the ambient OIDC identity (the release workflow)")
@@ -63,7 +64,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 		Inputs: release.DefaultInputs(e.root), Out: *out, Log: e.stderr,
 		Checks: releaseChecks(e.root, f, shipped, source), Preflight: *preflight,
 		Signing: sig, Unsigned: *unsigned,
-		Vulnerabilities: release.ScanVulnerabilities(e.root, *version, shipped),
+		Vulnerabilities: release.ScanVulnerabilities(e.root, *version, shipped, *pristineBin),
 	})
 	if err != nil {
 		return err

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -16,6 +15,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/provenance"
+	"github.com/holdfast-dist/holdfast/internal/release"
 	"github.com/holdfast-dist/holdfast/internal/vulnreport"
 )
 
@@ -32,7 +32,8 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("vulns")
 	out := fs.String("out", "", "folder to write vulnerabilities/ into (default: <root>/"+defaultReports+")")
 	bin := fs.String("bin", "", "folder of the built binaries, without BINARY arguments (default: <root>/"+build.DefaultOut+")")
-	pristine := fs.Bool("pristine", false, "default pins only: scan the pristine twins (NAME-VERSION-pristine, `holdfast build --pristine --toolchain ...`) too and print upstream's counts next to holdfast's (vulnerabilities/"+sideBySideFile+")")
+	pristine := fs.Bool("pristine", false, "default pins only: scan the pristine twins in --pristine-bin too and print upstream's counts next to holdfast's (vulnerabilities/"+sideBySideFile+")")
+	pristineBin := fs.String("pristine-bin", "", "with --pristine: folder of the pristine twins built with upstream's Go, make upstream-go-twins (default: <root>/"+release.DefaultPristineBin+")")
 	mainVersions := fs.String("main-version", "", "with BINARY arguments: MODULE@VERSION,... the version each main module was built from, for binaries whose build information says (devel)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -71,7 +72,10 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	var pristineNote string
 	if *pristine {
 		var err error
-		if pristineBins, err = e.defaultPinBinaries(*bin, provenance.Pristine); err != nil {
+		if *pristineBin == "" {
+			*pristineBin = filepath.Join(e.root, release.DefaultPristineBin)
+		}
+		if pristineBins, err = e.defaultPinBinaries(*pristineBin, provenance.Pristine); err != nil {
 			return err
 		}
 		if pristineNote, err = e.pristineToolchainNote(pristineBins); err != nil {
@@ -126,10 +130,7 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 // sideBySideFile is `holdfast vulns --pristine`'s table in the report folder.
 const sideBySideFile = "SIDE-BY-SIDE.md"
 
-// pristineToolchainNote says, per pin, which Go upstream's go line implies
-// and which Go the pristine binaries were built with: a release of that
-// line can be unobtainable (here only go1.26.8 and go1.27.3 are), and the
-// table must then say that a stand-in compiled upstream's side.
+// pristineToolchainNote is build.PristineGoNote for every default pin.
 func (e *env) pristineToolchainNote(bins []vulnreport.Binary) (string, error) {
 	f, err := e.pinFile()
 	if err != nil {
@@ -141,28 +142,18 @@ func (e *env) pristineToolchainNote(bins []vulnreport.Binary) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		want := "an unknown Go"
-		if line, err := build.UpstreamGoLine(up.Module, pin.Version); err == nil {
-			want = build.ImpliedGo(line) + " (go line " + line + ")"
-		}
-		got := map[string]bool{}
+		var paths []string
 		dir := pipeline.TreeDir(up, pin.Version, provenance.Pristine)
 		for _, b := range bins {
-			if filepath.Base(filepath.Dir(b.Path)) != dir {
-				continue
+			if filepath.Base(filepath.Dir(b.Path)) == dir {
+				paths = append(paths, b.Path)
 			}
-			bi, err := buildinfo.ReadFile(b.Path)
-			if err != nil {
-				return "", fmt.Errorf("pristine binary %s: %w", b.Path, err)
-			}
-			got[bi.GoVersion] = true
 		}
-		var gos []string
-		for g := range got {
-			gos = append(gos, g)
+		line, err := build.PristineGoNote(up.Name, up.Module, pin.Version, paths)
+		if err != nil {
+			return "", err
 		}
-		sort.Strings(gos)
-		lines = append(lines, fmt.Sprintf("Pristine %s %s: upstream's go line implies %s; built with %s.", up.Name, pin.Version, want, strings.Join(gos, ", ")))
+		lines = append(lines, line)
 	}
 	return strings.Join(lines, "\n"), nil
 }

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"debug/buildinfo"
 	"fmt"
 	"os"
 	"os/exec"
@@ -46,4 +47,29 @@ func UpstreamGoLine(mod, version string) (string, error) {
 		return "", fmt.Errorf("go.mod of %s@%s has no go line", mod, version)
 	}
 	return f.Go.Version, nil
+}
+
+// PristineGoNote is the line the side-by-side table carries for one pin's
+// pristine twins: which Go upstream's go line implies and which Go built
+// them. Only go1.26.8 and go1.27.3 are obtainable here, so upstream's own
+// release (go1.25.10 for Karmada v1.18.2) is usually stood in for, and the
+// table must say so rather than pass the stand-in off as upstream's.
+func PristineGoNote(name, mod, version string, bins []string) (string, error) {
+	want := "an unknown Go (its go.mod is not in the module cache)"
+	if line, err := UpstreamGoLine(mod, version); err == nil {
+		want = ImpliedGo(line) + " (go line " + line + ")"
+	}
+	seen := map[string]bool{}
+	var gos []string
+	for _, b := range bins {
+		bi, err := buildinfo.ReadFile(b)
+		if err != nil {
+			return "", fmt.Errorf("pristine binary %s: %w", b, err)
+		}
+		if !seen[bi.GoVersion] {
+			seen[bi.GoVersion] = true
+			gos = append(gos, bi.GoVersion)
+		}
+	}
+	return fmt.Sprintf("Pristine %s %s: upstream's go line implies %s; built with %s.", name, version, want, strings.Join(gos, ", ")), nil
 }

@@ -41,7 +41,16 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.opts.Vulnerabilities = ScanVulnerabilities(root, f.opts.Version, f.opts.Shipped)
+	// The pristine twins: copies of the stand-in binaries, so the table's
+	// two sides are equal; its numbers are internal/vulnreport's tests'.
+	pristineBin := t.TempDir()
+	for _, sh := range f.opts.Shipped {
+		for _, pkg := range sh.Upstream.Build {
+			copyBinary(t, filepath.Join(f.opts.Inputs.Bin, sh.Upstream.Name+"-"+sh.Pin.Version, sh.Upstream.BinaryName(pkg)),
+				filepath.Join(pristineBin, sh.Upstream.Name+"-"+sh.Pin.Version+"-pristine", sh.Upstream.BinaryName(pkg)))
+		}
+	}
+	f.opts.Vulnerabilities = ScanVulnerabilities(root, f.opts.Version, f.opts.Shipped, pristineBin)
 	f.opts.Signing = &Signing{
 		Signer:    &signing.Signer{Cosign: cosign, Key: key, Identity: imagebuild.DefaultRegistry, Env: env},
 		PublicKey: pubKey,
@@ -125,6 +134,10 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 	notes, _ := os.ReadFile(filepath.Join(dir, "RELEASE-NOTES.md"))
 	if !strings.Contains(string(notes), "## Vulnerabilities") || !strings.Contains(string(notes), "govulncheck") {
 		t.Errorf("notes lack the vulnerability summary:\n%s", notes)
+	}
+	if !strings.Contains(string(notes), "### Pristine upstream vs holdfast") || !strings.Contains(string(notes), "| karmada-controller-manager | go1.27.3 |") ||
+		!strings.Contains(string(notes), "Pristine karmada v1.18.2: upstream's go line implies ") {
+		t.Errorf("notes lack the side-by-side table:\n%s", notes)
 	}
 	if !strings.Contains(string(notes), "cosign verify-attestation --key cosign.pub --insecure-ignore-tlog --type openvex ghcr.io/holdfast-dist/") {
 		t.Errorf("notes lack the OpenVEX attestation's command:\n%s", notes)
