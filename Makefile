@@ -234,11 +234,23 @@ TLOG ?=
 RELEASE_SIGNING = $(if $(SIGNING_KEY),--sign-key $(SIGNING_KEY)) $(if $(filter keyless,$(SIGNING)),--keyless) \
 	$(if $(UNSIGNED),--unsigned) $(if $(TLOG),--tlog-upload)
 
+# The pristine twins the release notes' side-by-side table scans: upstream
+# as released, built with the Go its go line implies. Karmada v1.18.2 says go
+# 1.25.10 and worker-operator v1.6.4 go 1.24.0, neither obtainable here (the
+# go command on PATH is go1.26.8; the module proxy serves go1.27.3), so
+# go1.26.8 stands in; `holdfast vulns --pristine` names both in the table.
+UPSTREAM_GO ?= go1.26.8
+
+.PHONY: upstream-go-twins
+upstream-go-twins: ## Pristine twins built with upstream's Go (UPSTREAM_GO, default go1.26.8: the stand-in) into _output/bin-upstream-go/, for the side-by-side table.
+	$(HOLDFAST) build --upstream karmada --pristine --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
+	$(HOLDFAST) build --upstream workeroperator --pristine --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
+
 .PHONY: release
 release: ## Release the default pins, signed: make release VERSION=vX.Y.Z SIGNING_KEY=cosign.key | SIGNING=keyless | UNSIGNED=1 [TLOG=1]; see docs/release.md.
 	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=vX.Y.Z SIGNING_KEY=cosign.key | SIGNING=keyless | UNSIGNED=1"; exit 2; }
 	$(HOLDFAST) release --preflight --version $(VERSION) $(RELEASE_SIGNING)
-	$(MAKE) pins-verify patch binaries unit upstream-test e2e images charts
+	$(MAKE) pins-verify patch binaries unit upstream-test e2e images charts upstream-go-twins
 	$(HOLDFAST) release --version $(VERSION) $(RELEASE_SIGNING)
 
 .PHONY: rebase

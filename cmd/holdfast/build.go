@@ -21,8 +21,12 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	pristine := fs.Bool("pristine", false, "build the pristine twin (upstream as released) into NAME-VERSION-pristine")
 	only := fs.String("only", "", "comma-separated binary names to build (default: every build package of the upstream)")
 	bin := fs.String("bin", "", "folder for the binaries (default: <root>/"+build.DefaultOut+")")
+	toolchain := fs.String("toolchain", "", "with --pristine: the Go release to compile upstream with (default: "+build.Toolchain+"); `holdfast vulns --pristine` says which one upstream's go line implies")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *toolchain != "" && !*pristine {
+		return fmt.Errorf("%w: --toolchain is for --pristine: shipped binaries are built with %s", errUsage, build.Toolchain)
 	}
 	up, selected, err := e.selectPins(*name, *version, *all)
 	if err != nil {
@@ -55,7 +59,7 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 		}
 		bins, err := build.Build(ctx, build.Options{
 			Tree: tree.Dir, Upstream: up, Pin: pin, Stamp: stamp, Out: *bin, Name: name, Log: e.stderr,
-			Only: splitList(*only), Pristine: kind == provenance.Pristine,
+			Only: splitList(*only), Pristine: kind == provenance.Pristine, Toolchain: *toolchain,
 		})
 		if err != nil {
 			return err

@@ -16,7 +16,6 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/signing"
 	"github.com/holdfast-dist/holdfast/internal/slsa"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
-	"github.com/holdfast-dist/holdfast/internal/vulnreport"
 )
 
 // runRelease assembles the release folder from what `make release`'s
@@ -26,6 +25,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("release")
 	version := fs.String("version", "", "release version, vX.Y.Z[-pre]")
 	out := fs.String("out", "", "folder receiving VERSION/ (default: <root>/"+release.DefaultOut+")")
+	pristineBin := fs.String("pristine-bin", filepath.Join(e.root, release.DefaultPristineBin), "folder of the pristine twins built with upstream's Go (make upstream-go-twins) for the notes' side-by-side table")
 	preflight := fs.Bool("preflight", false, "only check what needs no artifact (version, clean checkout, free destination, signing configuration)")
 	signKey := fs.String("sign-key", "", "cosign private key file or KMS URI to sign with (a key file's password in COSIGN_PASSWORD)")
 	keyless := fs.Bool("keyless", false, "sign keylessly with the ambient OIDC identity (the release workflow)")
@@ -64,28 +64,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 		Inputs: release.DefaultInputs(e.root), Out: *out, Log: e.stderr,
 		Checks: releaseChecks(e.root, f, shipped, source), Preflight: *preflight,
 		Signing: sig, Unsigned: *unsigned,
-		Vulnerabilities: func(ctx context.Context, stage string, bins []vulnreport.Binary) (string, error) {
-			r, err := vulnreport.WriteReport(ctx, e.root, stage, bins)
-			if err != nil {
-				return "", err
-			}
-			// The gate: no shipped binary may carry a reachable advisory
-			// that has a fix, unless its series waives it with a reason.
-			if fixable := r.FixableReachable(func(m, id string) bool { return release.Waived(shipped, m, id) }); len(fixable) > 0 {
-				return "", fmt.Errorf("%w: %w", release.ErrRefused, vulnreport.GateError(fixable))
-			}
-			// What remains (no fix, waived, or not reachable) is stated
-			// in OpenVEX beside the report, named by CHECKSUMS.
-			vex, err := r.VEX("https://github.com/holdfast-dist/holdfast/releases/tag/"+*version+"#openvex",
-				func(m, id string) (string, bool) { return release.Waiver(shipped, m, id) })
-			if err != nil {
-				return "", err
-			}
-			if err := os.WriteFile(filepath.Join(stage, vulnreport.FolderName, vulnreport.VEXFile), vex, 0o644); err != nil {
-				return "", err
-			}
-			return r.Markdown(), nil
-		},
+		Vulnerabilities: release.ScanVulnerabilities(e.root, *version, shipped, *pristineBin),
 	})
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/provenance"
+	"github.com/holdfast-dist/holdfast/internal/release"
 	"github.com/holdfast-dist/holdfast/internal/vulnreport"
 )
 
@@ -31,6 +32,8 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("vulns")
 	out := fs.String("out", "", "folder to write vulnerabilities/ into (default: <root>/"+defaultReports+")")
 	bin := fs.String("bin", "", "folder of the built binaries, without BINARY arguments (default: <root>/"+build.DefaultOut+")")
+	pristine := fs.Bool("pristine", false, "default pins only: scan the pristine twins in --pristine-bin too and print upstream's counts next to holdfast's (vulnerabilities/"+sideBySideFile+")")
+	pristineBin := fs.String("pristine-bin", "", "with --pristine: folder of the pristine twins built with upstream's Go, make upstream-go-twins (default: <root>/"+release.DefaultPristineBin+")")
 	mainVersions := fs.String("main-version", "", "with BINARY arguments: MODULE@VERSION,... the version each main module was built from, for binaries whose build information says (devel)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -47,6 +50,9 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("%w: --bin names the folder of the default pins' binaries; it and BINARY arguments exclude each other", errUsage)
 		}
 		var err error
+		if *pristine {
+			return fmt.Errorf("%w: --pristine compares the default pins' binaries with their pristine twins; it takes no BINARY arguments", errUsage)
+		}
 		if bins, err = argBinaries(fs.Args(), *mainVersions); err != nil {
 			return err
 		}
@@ -58,7 +64,21 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 			*bin = filepath.Join(e.root, build.DefaultOut)
 		}
 		var err error
-		if bins, err = e.defaultPinBinaries(*bin); err != nil {
+		if bins, err = e.defaultPinBinaries(*bin, provenance.Patched); err != nil {
+			return err
+		}
+	}
+	var pristineBins []vulnreport.Binary
+	var pristineNote string
+	if *pristine {
+		var err error
+		if *pristineBin == "" {
+			*pristineBin = filepath.Join(e.root, release.DefaultPristineBin)
+		}
+		if pristineBins, err = e.defaultPinBinaries(*pristineBin, provenance.Pristine); err != nil {
+			return err
+		}
+		if pristineNote, err = e.pristineToolchainNote(pristineBins); err != nil {
 			return err
 		}
 	}
@@ -84,7 +104,58 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%s: %s\n", b.Name, b.Counts())
 	}
 	fmt.Fprintln(e.stdout, filepath.Join(*out, vulnreport.FolderName, vulnreport.SummaryFile))
+	if !*pristine {
+		return nil
+	}
+	for _, b := range pristineBins {
+		fmt.Fprintf(e.stderr, "scanning %s\n", b.Path)
+	}
+	pr, err := vulnreport.Scan(ctx, root, pristineBins)
+	if err != nil {
+		return err
+	}
+	cs, err := vulnreport.Compare(pr, r)
+	if err != nil {
+		return err
+	}
+	md := vulnreport.SideBySideMarkdown(cs, pristineNote)
+	path := filepath.Join(*out, vulnreport.FolderName, sideBySideFile)
+	if err := os.WriteFile(path, []byte(md), 0o644); err != nil {
+		return fmt.Errorf("writing the side-by-side table %s: %w", path, err)
+	}
+	fmt.Fprint(e.stdout, "\n"+md)
 	return nil
+}
+
+// sideBySideFile is `holdfast vulns --pristine`'s table in the report folder.
+const sideBySideFile = "SIDE-BY-SIDE.md"
+
+// pristineToolchainNote is build.PristineGoNote for every default pin.
+func (e *env) pristineToolchainNote(bins []vulnreport.Binary) (string, error) {
+	f, err := e.pinFile()
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for _, up := range f.Upstreams {
+		pin, err := up.Pin("")
+		if err != nil {
+			return "", err
+		}
+		var paths []string
+		dir := pipeline.TreeDir(up, pin.Version, provenance.Pristine)
+		for _, b := range bins {
+			if filepath.Base(filepath.Dir(b.Path)) == dir {
+				paths = append(paths, b.Path)
+			}
+		}
+		line, err := build.PristineGoNote(up.Name, up.Module, pin.Version, paths)
+		if err != nil {
+			return "", err
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n"), nil
 }
 
 // argBinaries are the BINARY arguments, each with the version --main-version
@@ -117,9 +188,9 @@ func argBinaries(paths []string, mainVersions string) ([]vulnreport.Binary, erro
 	return bins, nil
 }
 
-// defaultPinBinaries lists the patched binaries of every upstream's default
+// defaultPinBinaries lists the binaries of kind of every upstream's default
 // pin in bin, each with its pin's version for its main module.
-func (e *env) defaultPinBinaries(bin string) ([]vulnreport.Binary, error) {
+func (e *env) defaultPinBinaries(bin string, kind provenance.Kind) ([]vulnreport.Binary, error) {
 	f, err := e.pinFile()
 	if err != nil {
 		return nil, err
@@ -130,11 +201,11 @@ func (e *env) defaultPinBinaries(bin string) ([]vulnreport.Binary, error) {
 		if err != nil {
 			return nil, err
 		}
-		dir := filepath.Join(bin, pipeline.TreeDir(up, pin.Version, provenance.Patched))
+		dir := filepath.Join(bin, pipeline.TreeDir(up, pin.Version, kind))
 		for _, pkg := range up.Build {
 			path := filepath.Join(dir, up.BinaryName(pkg))
 			if _, err := os.Stat(path); err != nil {
-				return nil, fmt.Errorf("binary %s of %s %s: %v; build it first (make binaries)", path, up.Name, pin.Version, err)
+				return nil, fmt.Errorf("binary %s of %s %s: %v; build it first (make binaries; pristine: holdfast build --pristine)", path, up.Name, pin.Version, err)
 			}
 			bins = append(bins, vulnreport.Binary{Path: path, MainVersion: pin.Version})
 		}

@@ -27,6 +27,7 @@ func TestVulnsRefusals(t *testing.T) {
 		{[]string{"vulns", "--bin", "_output/bin", self}, 2, "exclude each other"},
 		{[]string{"vulns", "--main-version", "example.com/m@v1.0.0"}, 2, "--main-version is for BINARY arguments"},
 		{[]string{"vulns", missing}, 1, "binary " + missing + ": no such file"},
+		{[]string{"vulns", "--pristine", self}, 2, "--pristine compares the default pins' binaries with their pristine twins; it takes no BINARY arguments"},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			out := t.TempDir()

@@ -169,7 +169,7 @@ func Assemble(ctx context.Context, o Options) (string, error) {
 		}
 		artifacts = append(artifacts,
 			Artifact{"provenance", ProvenanceFile, "SLSA v1 provenance (in-toto statement) naming every file and image of the release; signed in " + ProvenanceBundle},
-			Artifact{"attestations", attestationsDir + "/", "the SLSA provenance predicates attached to the images (with their SPDX SBOMs) as cosign attestations"},
+			Artifact{"attestations", attestationsDir + "/", "the SLSA provenance predicates attached to the images (with their SPDX and CycloneDX SBOMs and " + vulnreport.FolderName + "/" + vulnreport.VEXFile + ") as cosign attestations"},
 		)
 	}
 	notes := Notes{Version: o.Version, Source: o.Source, Shipped: o.Shipped, Artifacts: artifacts, Images: images, E2E: e2e, Verifying: verifying, Vulnerabilities: vulns}

@@ -8,9 +8,12 @@ package release
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -38,13 +41,16 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.opts.Vulnerabilities = func(ctx context.Context, stage string, bins []vulnreport.Binary) (string, error) {
-		r, err := vulnreport.WriteReport(ctx, root, stage, bins)
-		if err != nil {
-			return "", err
+	// The pristine twins: copies of the stand-in binaries, so the table's
+	// two sides are equal; its numbers are internal/vulnreport's tests'.
+	pristineBin := t.TempDir()
+	for _, sh := range f.opts.Shipped {
+		for _, pkg := range sh.Upstream.Build {
+			copyBinary(t, filepath.Join(f.opts.Inputs.Bin, sh.Upstream.Name+"-"+sh.Pin.Version, sh.Upstream.BinaryName(pkg)),
+				filepath.Join(pristineBin, sh.Upstream.Name+"-"+sh.Pin.Version+"-pristine", sh.Upstream.BinaryName(pkg)))
 		}
-		return r.Markdown(), nil
 	}
+	f.opts.Vulnerabilities = ScanVulnerabilities(root, f.opts.Version, f.opts.Shipped, pristineBin)
 	f.opts.Signing = &Signing{
 		Signer:    &signing.Signer{Cosign: cosign, Key: key, Identity: imagebuild.DefaultRegistry, Env: env},
 		PublicKey: pubKey,
@@ -109,9 +115,14 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 			if _, err := run("verify", "--key", PublicKeyFile, "--insecure-ignore-tlog", at); err != nil {
 				t.Errorf("image %s: %v", at, err)
 			}
-			for _, typ := range []string{"slsaprovenance1", "spdxjson", "cyclonedx"} {
-				if _, err := run("verify-attestation", "--key", PublicKeyFile, "--insecure-ignore-tlog", "--type", typ, at); err != nil {
+			for _, typ := range []string{"slsaprovenance1", "spdxjson", "cyclonedx", "openvex"} {
+				out, err := run("verify-attestation", "--key", PublicKeyFile, "--insecure-ignore-tlog", "--type", typ, at)
+				if err != nil {
 					t.Errorf("%s attestation of %s: %v", typ, at, err)
+					continue
+				}
+				if typ == "openvex" {
+					checkVEXAttestation(t, at, out, filepath.Join(dir, vulnreport.FolderName, vulnreport.VEXFile))
 				}
 			}
 			checked++
@@ -124,8 +135,61 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 	if !strings.Contains(string(notes), "## Vulnerabilities") || !strings.Contains(string(notes), "govulncheck") {
 		t.Errorf("notes lack the vulnerability summary:\n%s", notes)
 	}
+	if !strings.Contains(string(notes), "### Pristine upstream vs holdfast") || !strings.Contains(string(notes), "| karmada-controller-manager | go1.27.3 |") ||
+		!strings.Contains(string(notes), "Pristine karmada v1.18.2: upstream's go line implies ") {
+		t.Errorf("notes lack the side-by-side table:\n%s", notes)
+	}
+	if !strings.Contains(string(notes), "cosign verify-attestation --key cosign.pub --insecure-ignore-tlog --type openvex ghcr.io/holdfast-dist/") {
+		t.Errorf("notes lack the OpenVEX attestation's command:\n%s", notes)
+	}
 	if !strings.Contains(string(notes), "cosign verify --key cosign.pub --insecure-ignore-tlog ghcr.io/holdfast-dist/") {
 		t.Errorf("notes lack the verification commands:\n%s", notes)
+	}
+}
+
+// checkVEXAttestation: the attestation cosign verified is the release's
+// OpenVEX document under OpenVEX's predicate type, not some other file.
+func checkVEXAttestation(t *testing.T, at, out, vexPath string) {
+	t.Helper()
+	want, err := os.ReadFile(vexPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantDoc any
+	if err := json.Unmarshal(want, &wantDoc); err != nil {
+		t.Fatalf("%s: %v", vexPath, err)
+	}
+	var found bool
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var env struct{ Payload string }
+		if err := json.Unmarshal([]byte(line), &env); err != nil {
+			t.Fatalf("openvex attestation of %s: cosign's output %q: %v", at, line, err)
+		}
+		payload, err := base64.StdEncoding.DecodeString(env.Payload)
+		if err != nil {
+			t.Fatalf("openvex attestation of %s: payload: %v", at, err)
+		}
+		var st struct {
+			PredicateType string          `json:"predicateType"`
+			Predicate     json.RawMessage `json:"predicate"`
+		}
+		if err := json.Unmarshal(payload, &st); err != nil {
+			t.Fatalf("openvex attestation of %s: statement: %v", at, err)
+		}
+		if st.PredicateType != "https://openvex.dev/ns" {
+			continue
+		}
+		var got any
+		if err := json.Unmarshal(st.Predicate, &got); err != nil {
+			t.Fatalf("openvex attestation of %s: predicate: %v", at, err)
+		}
+		if !reflect.DeepEqual(got, wantDoc) {
+			t.Errorf("openvex attestation of %s: the predicate is not %s", at, vexPath)
+		}
+		found = true
+	}
+	if !found {
+		t.Errorf("openvex attestation of %s: no statement of predicate type https://openvex.dev/ns in %s", at, out)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/imagebuild"
 	"github.com/holdfast-dist/holdfast/internal/signing"
 	"github.com/holdfast-dist/holdfast/internal/slsa"
+	"github.com/holdfast-dist/holdfast/internal/vulnreport"
 )
 
 // Files the signing step adds to a release.
@@ -57,7 +58,16 @@ func sign(ctx context.Context, o Options, stage string, images []imagebuild.Dige
 		})
 	}
 
-	// Every image: SLSA provenance (of its own upstream) and its SPDX SBOM.
+	// The release's one OpenVEX document names every binary, so each image
+	// carries all of it: a scanner reading the image's attestations finds
+	// the verdicts on its own binary among them.
+	vex := filepath.Join(stage, vulnreport.FolderName, vulnreport.VEXFile)
+	if _, err := os.Stat(vex); err != nil {
+		return "", fmt.Errorf("attaching the OpenVEX document to the images: %w", err)
+	}
+
+	// Every image: SLSA provenance (of its own upstream), its SPDX and
+	// CycloneDX SBOMs and the release's OpenVEX document.
 	var toSign []signing.Image
 	for _, sh := range o.Shipped {
 		ib := b
@@ -86,11 +96,12 @@ func sign(ctx context.Context, o Options, stage string, images []imagebuild.Dige
 					{Type: "slsaprovenance1", Predicate: predPath},
 					{Type: "spdxjson", Predicate: imagebuild.SBOMPath(filepath.Join(stage, "images"), sh.Upstream, sh.Pin.Version, d.Binary)},
 					{Type: "cyclonedx", Predicate: imagebuild.CycloneDXPath(filepath.Join(stage, "images"), sh.Upstream, sh.Pin.Version, d.Binary)},
+					{Type: "openvex", Predicate: vex},
 				},
 			})
 		}
 	}
-	logf(o.Log, "signing %d images (index and platform manifests; SLSA provenance, SPDX and CycloneDX SBOM attestations)", len(toSign))
+	logf(o.Log, "signing %d images (index and platform manifests; SLSA provenance, SPDX and CycloneDX SBOM, OpenVEX attestations)", len(toSign))
 	if _, err := s.Signer.SignImages(ctx, toSign); err != nil {
 		return "", err
 	}
@@ -213,6 +224,7 @@ func verifyingSection(s *Signing, images []imagebuild.Digests, shipped []Shipped
 		fmt.Fprintf(&b, "cosign verify-attestation %s --type slsaprovenance1 %s@%s\n", keyFlags, repo, d.Index)
 		fmt.Fprintf(&b, "cosign verify-attestation %s --type spdxjson %s@%s\n", keyFlags, repo, d.Index)
 		fmt.Fprintf(&b, "cosign verify-attestation %s --type cyclonedx %s@%s\n", keyFlags, repo, d.Index)
+		fmt.Fprintf(&b, "cosign verify-attestation %s --type openvex %s@%s\n", keyFlags, repo, d.Index)
 	}
 	b.WriteString("```\n")
 	return b.String()

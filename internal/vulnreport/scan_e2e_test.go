@@ -357,3 +357,51 @@ func TestDBBuildsOnceFromThePinnedSnapshot(t *testing.T) {
 		t.Errorf("cache holds %q", got)
 	}
 }
+
+// The side-by-side table on real scans: the same program at x/text v0.3.0
+// (pristine) and at v0.3.3 (an override to GO-2020-0015's fixed version).
+// The override removes GO-2020-0015 and nothing it does not fix.
+func TestCompareRealScansOfAnOverride(t *testing.T) {
+	_, s := realScanner(t)
+	mainGo := `package main
+
+import (
+	"fmt"
+
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
+)
+
+func main() {
+	s, _, err := transform.String(unicode.UTF16(unicode.BigEndian, unicode.UseBOM).NewDecoder(), "\xfe\xff\x00a")
+	fmt.Println(s, err)
+}
+`
+	pristine, err := s.Scan(context.Background(), []Binary{{Path: buildProgram(t, "example.test/vulnprobe", mainGo, "", "golang.org/x/text v0.3.0")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	holdfast, err := s.Scan(context.Background(), []Binary{{Path: buildProgram(t, "example.test/vulnprobe", mainGo, "", "golang.org/x/text v0.3.3")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := Compare(pristine, holdfast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cs[0]
+	if c.Pristine.Reachable != c.Holdfast.Reachable+1 {
+		t.Errorf("reachable: pristine %d, holdfast %d; want one fewer in holdfast", c.Pristine.Reachable, c.Holdfast.Reachable)
+	}
+	if len(c.Overrides) != 1 || c.Overrides[0].OSV != "GO-2020-0015" || c.Overrides[0].From != "v0.3.0" || c.Overrides[0].Fixed != "v0.3.3" {
+		t.Errorf("fixed by overrides %+v, want GO-2020-0015 only (x/text v0.3.0, fixed in v0.3.3)", c.Overrides)
+	}
+	if len(c.Toolchain) != 0 {
+		t.Errorf("fixed by the toolchain %+v, want none: both sides were built with the same Go", c.Toolchain)
+	}
+	md := SideBySideMarkdown(cs, "")
+	if !strings.Contains(md, "- GO-2020-0015: golang.org/x/text v0.3.0, fixed in v0.3.3 (reachable upstream)") {
+		t.Errorf("table lacks GO-2020-0015:\n%s", md)
+	}
+	t.Logf("\n%s", md)
+}
