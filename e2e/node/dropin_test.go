@@ -142,6 +142,13 @@ func testWorkerDropIn(t *testing.T, root string, n *node.Node, chart string, com
 		for _, d := range checkProcStatus(string(status), want) {
 			sc.Errorf("%s: pod %s, process %d: %s", s.name, pod.Name, pid, d)
 		}
+		// The same status must fail a different expectation: otherwise
+		// the read proved nothing (an empty or foreign status).
+		other := want
+		other.UID++
+		if len(checkProcStatus(string(status), other)) == 0 {
+			sc.Errorf("%s: process %d's status also matches uid %d: it does not say who runs the worker", s.name, pid, other.UID)
+		}
 		sc.Notef("%s: %s Ready, restartCount 0 over %s; process %d: uid %d, CapEff %s, NoNewPrivs %s", s.name, s.image, dropInWatch, pid, want.UID, want.CapEff, want.NoNewPrivs)
 		done = append(done, dropInStep{name: s.name, image: s.image, pod: pod})
 	}
