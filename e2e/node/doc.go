@@ -13,7 +13,14 @@
 //     kubelet restarts it (restartCount read from the pod status), after
 //     which hub-b's audit log shows its requests; without a secondary, it
 //     runs five minutes with no restart and no "forbidden" in its log
-//     (issue 27: the chart's RBAC).
+//     (issue 27: the chart's RBAC). The drop-in: installed with the
+//     pristine v1.6.4 stand-in image (internal/standin), `helm upgrade` to
+//     holdfast's image with the same values, `helm rollback`; each step
+//     Ready with restartCount 0 over 60 s, the container spec unchanged but
+//     for its image, and the container's main process (found by its
+//     cgroup) running with the uid, CapEff and NoNewPrivs the rendered
+//     securityContext and the image's user imply, read from
+//     /proc/<pid>/status.
 //
 // One node serves every scenario (TestNode); scenarios that do not
 // interfere run in parallel on it. The suite needs root and the runtime of

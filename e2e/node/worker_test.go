@@ -218,6 +218,9 @@ func testWorker(t *testing.T, root string, n *node.Node) {
 	t.Run("secondary-unset", func(t *testing.T) {
 		testWorkerQuiet(t, n, chart, note, common, hubA)
 	})
+	t.Run("drop-in", func(t *testing.T) {
+		testWorkerDropIn(t, root, n, chart, common, img, layout)
+	})
 }
 
 // workerPod is the chart's one worker pod.

@@ -62,6 +62,7 @@ var Catalog = map[string][]Planned{
 	"worker-node": {
 		{"helm install, two hubs: Ready; promote hub-b: exit, the kubelet restarts it, it talks to hub-b", patchedOnly},
 		{"helm install, secondary unset: Ready, 5 min with restartCount 0 and no forbidden in its log", patchedOnly},
+		{"drop-in: pristine v1.6.4 image, helm upgrade to holdfast's (defaults), helm rollback: Ready, no restart, securityContext in /proc", patchedOnly},
 	},
 	"worker-own-credential": {
 		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},
