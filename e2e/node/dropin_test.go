@@ -30,16 +30,10 @@ const pristineWorker = "docker.io/aveshasystems/worker-operator:v1.6.4"
 // sooner.
 const dropInWatch = 60 * time.Second
 
-// pristineWorkerLayout is the pristine worker's stand-in layout, built
-// when absent (the stand-ins' stamps keep later runs from rebuilding).
+// pristineWorkerLayout is the pristine worker's stand-in layout. Build runs
+// every time: its stamps make it a few seconds when nothing changed, and a
+// layout left by an older tree or tool version is rebuilt, not trusted.
 func pristineWorkerLayout(t *testing.T, root string) string {
-	dir, err := standin.LayoutDir(filepath.Join(root, standin.DefaultOut), pristineWorker)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "index.json")); err == nil {
-		return dir
-	}
 	// Its own tree folder: the pipeline rebuilds trees another holdfast
 	// executable made (internal/standin.Options.Trees).
 	imgs, err := standin.Build(t.Context(), standin.Options{Root: root, Trees: pipeline.Config{Out: filepath.Join(root, "_output", "node-suite-trees")}})
