@@ -67,7 +67,18 @@ func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*R
 	// build` (which builds with -trimpath). With it, a package whose
 	// sources are the same in two trees is compiled once: the cold
 	// upstream-test run is bounded by what the series really changes.
-	argv := append(append([]string{"test", "-json", "-trimpath"}, args...), pkgs...)
+	tmp, err := os.MkdirTemp("", "holdfast-gotest-")
+	if err != nil {
+		return nil, fmt.Errorf("go test in %s: %w", dir, err)
+	}
+	defer os.RemoveAll(tmp)
+	offline, err := offlineExec(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("go test in %s: %w", dir, err)
+	}
+	// -exec: every test binary runs with loopback as its only network
+	// (offlineExecScript); the go command itself still reaches the proxy.
+	argv := append(append([]string{"test", "-json", "-trimpath", "-exec", offline}, args...), pkgs...)
 	env := envOrOS(r.Env)
 	goBin, toolchainEnv := "go", ""
 	if r.Toolchain != "" {
