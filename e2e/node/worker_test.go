@@ -5,6 +5,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"github.com/holdfast-dist/holdfast/internal/hubcrds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,11 +173,11 @@ func testWorker(t *testing.T, root string, n *node.Node) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apisDir, err := moduleDir(ctx, apisModule, apisVersion)
+	apisDir, err := hubcrds.ModuleDir(ctx, hubcrds.APIsModule, hubcrds.APIsVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
-	crds, err := readCRDs(filepath.Join(apisDir, "crd"))
+	crds, err := hubcrds.ReadCRDs(filepath.Join(apisDir, "crd"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +199,7 @@ func testWorker(t *testing.T, root string, n *node.Node) {
 	note := fmt.Sprintf("setup: image %s imported from its OCI layout (both platforms' index; the node runs amd64) and tagged %s; chart %s; "+
 		"hubs are etcd + kube-apiserver on the node's host address %s with kubeslice/apis %s CRDs (Cluster status extended with activeController) "+
 		"and cluster-admin for the worker's hub identity; the worker's own cluster is the node's, with the chart's RBAC",
-		img.Name, img.ByDigest(), filepath.Base(chart), n.HostIP(), apisVersion)
+		img.Name, img.ByDigest(), filepath.Base(chart), n.HostIP(), hubcrds.APIsVersion)
 
 	common := []string{
 		"--namespace", workerNamespace, "--wait", "--timeout", "5m",

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/holdfast-dist/holdfast/internal/hubcrds"
 	"os"
 	"path/filepath"
 	"sync"
@@ -109,19 +110,19 @@ func newEnvironment(ctx context.Context, root string) (env *environment, err err
 	if err != nil {
 		return nil, err
 	}
-	apisDir, err := moduleDir(ctx, apisModule, apisVersion)
+	apisDir, err := hubcrds.ModuleDir(ctx, hubcrds.APIsModule, hubcrds.APIsVersion)
 	if err != nil {
 		return nil, err
 	}
-	hubCRDs, err := readCRDs(filepath.Join(apisDir, "crd"))
+	hubCRDs, err := hubcrds.ReadCRDs(filepath.Join(apisDir, "crd"))
 	if err != nil {
 		return nil, err
 	}
-	operatorDir, err := moduleDir(ctx, workerOperatorModule, bin.Version)
+	operatorDir, err := hubcrds.ModuleDir(ctx, hubcrds.WorkerOperatorModule, bin.Version)
 	if err != nil {
 		return nil, err
 	}
-	workerCRDs, err := readCRDs(filepath.Join(operatorDir, "config", "crd", "bases"))
+	workerCRDs, err := hubcrds.ReadCRDs(filepath.Join(operatorDir, "config", "crd", "bases"))
 	if err != nil {
 		return nil, err
 	}
@@ -131,10 +132,10 @@ func newEnvironment(ctx context.Context, root string) (env *environment, err err
 		return nil, err
 	}
 	env = &environment{root: root, dir: dir, binary: bin, versions: map[string]string{
-		"etcd":                          toolcache.Etcd.Version,
-		"kube-apiserver":                toolcache.KubeAPIServer.Version,
-		"hub CRDs (" + apisModule + ")": apisVersion,
-		"worker CRDs (" + workerOperatorModule + ")": bin.Version,
+		"etcd":                                  toolcache.Etcd.Version,
+		"kube-apiserver":                        toolcache.KubeAPIServer.Version,
+		"hub CRDs (" + hubcrds.APIsModule + ")": hubcrds.APIsVersion,
+		"worker CRDs (" + hubcrds.WorkerOperatorModule + ")": bin.Version,
 	}}
 	defer func() {
 		if err != nil {

@@ -5,6 +5,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"github.com/holdfast-dist/holdfast/internal/hubcrds"
 	"os"
 	"path/filepath"
 	"testing"
@@ -188,11 +189,11 @@ func testHubCARotation(t *testing.T, shared *environment, bin workerBinary) {
 
 // hubCRDs are the KubeSlice hub CRDs, as newEnvironment reads them.
 func hubCRDs(ctx context.Context) ([]byte, error) {
-	apisDir, err := moduleDir(ctx, apisModule, apisVersion)
+	apisDir, err := hubcrds.ModuleDir(ctx, hubcrds.APIsModule, hubcrds.APIsVersion)
 	if err != nil {
 		return nil, err
 	}
-	crds, err := readCRDs(filepath.Join(apisDir, "crd"))
+	crds, err := hubcrds.ReadCRDs(filepath.Join(apisDir, "crd"))
 	if err != nil {
 		return nil, fmt.Errorf("hub CRDs: %w", err)
 	}

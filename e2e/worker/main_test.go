@@ -4,6 +4,7 @@ package worker
 
 import (
 	"fmt"
+	"github.com/holdfast-dist/holdfast/internal/hubcrds"
 	"os"
 	"sync"
 	"testing"
@@ -28,8 +29,8 @@ var recorders = struct {
 // carries them into the report, which has no per-suite notes.
 var setupNotes = map[string]string{
 	suiteFailover: "setup: hub-a, hub-b and the worker cluster are each etcd " + toolcache.Etcd.Version + " + kube-apiserver " + toolcache.KubeAPIServer.Version + " on 127.0.0.1 " +
-		"(no controller-manager, no kubelet). Hub CRDs: " + apisModule + " " + apisVersion + " crd/, the Cluster CRD's status schema " +
-		"extended in memory with activeController {endpoint, caBundle, activeIdentity, lastUpdated} (" + apisVersion + " lacks it and the " +
+		"(no controller-manager, no kubelet). Hub CRDs: " + hubcrds.APIsModule + " " + hubcrds.APIsVersion + " crd/, the Cluster CRD's status schema " +
+		"extended in memory with activeController {endpoint, caBundle, activeIdentity, lastUpdated} (" + hubcrds.APIsVersion + " lacks it and the " +
 		"API server would prune it). The test plays both hub controllers, writing status.activeController through the status subresource. " +
 		"Worker cluster: worker-operator's config/crd/bases (no stand-in CRD needed) and one Node object (ExternalIP 192.0.2.10, data only). " +
 		"The worker's RBAC on each hub and on the worker cluster is cluster-admin on a ServiceAccount (authorization is not under test); " +

@@ -1,4 +1,4 @@
-package worker
+package hubcrds
 
 import (
 	"os"
@@ -57,7 +57,7 @@ func TestReadCRDsExtendsOnlyTheClusterStatus(t *testing.T) {
 	write("controller.kubeslice.io_projects.yaml", miniOtherCRD)
 	write("README.md", "not a CRD")
 
-	all, err := readCRDs(dir)
+	all, err := ReadCRDs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestReadCRDsExtendsOnlyTheClusterStatus(t *testing.T) {
 			"schema", "openAPIV3Schema", "properties", "status", "properties")
 		_, has := status["activeController"]
 		switch name {
-		case clusterCRDName:
+		case ClusterCRDName:
 			if !found || !has {
 				t.Fatalf("the Cluster CRD's status lacks activeController: %v", status)
 			}
@@ -120,7 +120,7 @@ func TestAddActiveControllerStatusErrors(t *testing.T) {
 }
 
 func TestReadCRDsEmptyFolder(t *testing.T) {
-	if _, err := readCRDs(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no CRD files") {
+	if _, err := ReadCRDs(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no CRD files") {
 		t.Errorf("error = %v, want one naming the empty folder", err)
 	}
 }

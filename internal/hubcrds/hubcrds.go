@@ -1,4 +1,4 @@
-package node
+package hubcrds
 
 import (
 	"bytes"
@@ -16,30 +16,25 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 )
 
-// This file is e2e/worker/crds.go's hub half, for the hubs of the node
-// suite: the same pinned CRDs and the same in-memory activeController
-// extension. (Moving both suites onto one copy under internal/ is left for
-// when the worker suites are not being changed in parallel.)
-
 // The hub's CRDs come from the KubeSlice API module the worker's hub side is
 // written against. DESIGN.md pins v0.5.0, the newest served; neither v0.4.0
 // (which worker-operator v1.6.4's go.mod requires) nor v0.5.0 has
 // status.activeController, so the Cluster CRD is extended below.
 const (
-	apisModule  = "github.com/kubeslice/apis"
-	apisVersion = "v0.5.0"
-	// workerOperatorModule holds the worker cluster's CRDs (config/crd/bases).
-	workerOperatorModule = "github.com/kubeslice/worker-operator"
+	APIsModule  = "github.com/kubeslice/apis"
+	APIsVersion = "v0.5.0"
+	// WorkerOperatorModule holds the worker cluster's CRDs (config/crd/bases).
+	WorkerOperatorModule = "github.com/kubeslice/worker-operator"
 )
 
-// clusterCRDName is the hub's Cluster CRD, the one whose status the test
+// ClusterCRDName is the hub's Cluster CRD, the one whose status the test
 // writes activeController into.
-const clusterCRDName = "clusters.controller.kubeslice.io"
+const ClusterCRDName = "clusters.controller.kubeslice.io"
 
-// moduleDir returns the module cache folder holding module@version. `go mod
+// ModuleDir returns the module cache folder holding module@version. `go mod
 // download` fetches it through the Go module proxy if needed and verifies it
 // against the checksum database, as the rest of holdfast's pipeline does.
-func moduleDir(ctx context.Context, module, version string) (string, error) {
+func ModuleDir(ctx context.Context, module, version string) (string, error) {
 	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module+"@"+version)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -60,10 +55,10 @@ func moduleDir(ctx context.Context, module, version string) (string, error) {
 	return info.Dir, nil
 }
 
-// readCRDs concatenates every *.yaml in dir, in name order, as one
+// ReadCRDs concatenates every *.yaml in dir, in name order, as one
 // multi-document YAML. The Cluster CRD, if among them, gets the
 // activeController status schema.
-func readCRDs(dir string) ([]byte, error) {
+func ReadCRDs(dir string) ([]byte, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		return nil, err
@@ -83,7 +78,7 @@ func readCRDs(dir string) ([]byte, error) {
 			return nil, fmt.Errorf("reading %s: %w", p, err)
 		}
 		for _, doc := range docs {
-			if name, _, _ := unstructured.NestedString(doc, "metadata", "name"); name == clusterCRDName {
+			if name, _, _ := unstructured.NestedString(doc, "metadata", "name"); name == ClusterCRDName {
 				if err := addActiveControllerStatus(doc); err != nil {
 					return nil, fmt.Errorf("%s: %w", p, err)
 				}
@@ -133,7 +128,7 @@ func activeControllerSchema() map[string]interface{} {
 	lastUpdated["format"] = "date-time"
 	return map[string]interface{}{
 		"type":        "object",
-		"description": "The hub controller holding leadership, as published by the hub controllers (added in memory by holdfast's e2e: kubeslice/apis " + apisVersion + " lacks it).",
+		"description": "The hub controller holding leadership, as published by the hub controllers (added in memory by holdfast's e2e: kubeslice/apis " + APIsVersion + " lacks it).",
 		"properties": map[string]interface{}{
 			"endpoint":       str("API server URL of the Active hub."),
 			"caBundle":       caBundle,
