@@ -88,8 +88,14 @@ func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*R
 		}
 		goBin, env, toolchainEnv = g.Bin, g.Env(env), "GOTOOLCHAIN="+r.Toolchain+" "
 	}
+	// CGO_ENABLED=0, as `holdfast build` compiles the shipped binaries: the
+	// tests run the code that ships (pure-Go resolver and user lookup), and
+	// every dependency compiled for the build is reused, not compiled again
+	// with cgo (package net differs, and so does everything above it). That
+	// second copy of a tree's dependencies was gigabytes of build cache.
+	env = append(env, "CGO_ENABLED=0")
 	if r.Log != nil {
-		fmt.Fprintf(r.Log, "  (cd %s && %sgo %s)\n", dir, toolchainEnv, strings.Join(argv, " "))
+		fmt.Fprintf(r.Log, "  (cd %s && %sCGO_ENABLED=0 go %s)\n", dir, toolchainEnv, strings.Join(argv, " "))
 	}
 	cmd := exec.CommandContext(ctx, goBin, argv...)
 	cmd.Dir = dir

@@ -40,6 +40,9 @@ func (r Runner) OverrideImporters(ctx context.Context, tree string, modules []st
 		}
 		goBin, env = g.Bin, g.Env(envOrOS(env))
 	}
+	// The files GoTest compiles (CGO_ENABLED=0, as the build), so the
+	// imports are the ones those tests see.
+	env = append(envOrOS(env), "CGO_ENABLED=0")
 	cmd := exec.CommandContext(ctx, goBin, "list", "-e", "-f",
 		`{{.Module.Path}} {{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...")
 	cmd.Dir, cmd.Env = tree, env
