@@ -63,7 +63,9 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 	}
 	// Every test of tests/<upstream>/ is accounted for by the fixes (an
 	// unnamed one is a Problem), so none counts against upstream.
-	others, buildFailed := run.FailedTests(plan.RegressionTests), run.BuildFailed
+	// A package can fail with every reported test passed (a timeout's
+	// panic, a TestMain exit): silentFailures counts it, as for importers.
+	others, buildFailed, silent := run.FailedTests(plan.RegressionTests), run.BuildFailed, silentFailures(run)
 	output := run.Output
 	if extra := plan.importersOnly(); len(extra) > 0 {
 		// A run of their own, with a shorter timeout than go test's 10
@@ -85,9 +87,10 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 			output = append(slices.Clone(output), imp.Output...)
 		}
 	}
-	res.UpstreamPass = len(others) == 0 && len(buildFailed) == 0
+	res.UpstreamPass = len(others) == 0 && len(buildFailed) == 0 && len(silent) == 0
 	if !res.UpstreamPass {
-		res.fail("patched", append(prefix("failed: ", others), prefix("did not build: ", buildFailed)...), output)
+		why := append(prefix("failed: ", others), prefix("did not build: ", buildFailed)...)
+		res.fail("patched", append(why, prefix("failed with no failing test (timed out, or TestMain exited): ", silent)...), output)
 	}
 	if len(regression) > 0 {
 		run, err := r.GoTest(ctx, pristineTree.Dir, []string{"-run", runPattern(regression)}, plan.RegressionPackages)

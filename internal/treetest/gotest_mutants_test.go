@@ -71,6 +71,25 @@ func TestCheckUpstreamTestFails(t *testing.T) {
 	}
 }
 
+// TestCheckPackageFailingWithoutAFailedTest: a carried library whose test
+// binary fails after its tests passed (a timeout's panic, a TestMain that
+// exits 1) reports no failed test, only a failed package; the check must
+// not read that as a pass.
+func TestCheckPackageFailingWithoutAFailedTest(t *testing.T) {
+	needGo(t)
+	fx := pipelinetest.New(t)
+	pipelinetest.Write(t, fx.Config.Root, map[string]string{
+		"pkg/lib/main_test.go": "package lib_test\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\nfunc TestPasses(t *testing.T) {}\n\nfunc TestMain(m *testing.M) {\n\tm.Run()\n\tos.Exit(1)\n}\n",
+	})
+	r, err := treetest.Check(context.Background(), fx.Config, treetest.Runner{Env: append(os.Environ(), fx.Env()...)}, fx.Upstream, fx.Pin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.UpstreamPass || r.OK() || !strings.Contains(strings.Join(r.Failures, "\n"), "failed with no failing test (timed out, or TestMain exited): example.com/up/third_party/holdfast/lib") {
+		t.Errorf("upstream pass %v, OK %v, failures %q: want the carried library's failed package to fail the check", r.UpstreamPass, r.OK(), r.Failures)
+	}
+}
+
 // TestCheckWithoutRegressionTestsRunsPatchedOnly: when no patch names a
 // regression test there is nothing to run on pristine, and the report says
 // none ran.
@@ -88,7 +107,7 @@ func TestCheckWithoutRegressionTestsRunsPatchedOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(log.String(), "&& go test "); n != 1 || r.PristineTime != 0 {
+	if n := strings.Count(log.String(), " go test -json "); n != 1 || r.PristineTime != 0 {
 		t.Errorf("%d go test runs (pristine run %s), want the patched one only:\n%s", n, r.PristineTime, log.String())
 	}
 }
