@@ -174,6 +174,10 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 		s.Fatalf("before the CA switch: %v", err)
 	}
 	search := e.cp.Process(karmadacp.Search)
+	ready, err := e.clusterStatus(ctx)
+	if err != nil {
+		s.Fatalf("reading cluster %s: %v", memberName, err)
+	}
 	mark := len(search.Log())
 	updated, err := switchCA(ctx, s, e.member, m, replaced)
 	if err != nil {
@@ -215,7 +219,7 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 		s.Notef("cache path: %v", err)
 		s.Notef("evidence: %s", firstLine(search.Log(), createdMark, MemberWatchUnknownAuthority))
 		if pristine {
-			s.Notef("short-lived path: %s", e.readyNote(ctx))
+			s.Notef("short-lived path: %s", e.readyNote(ctx, ready))
 			s.Outcome(e2ereport.RedAsExpected, "RED at the cache path: the member Deployment informer fails with x509 errors against the renewed CA (%d since the switch)", len(karmada.Lines(search.Log(), mark, MemberWatchUnknownAuthority)))
 			return
 		}
@@ -259,6 +263,10 @@ func testMetricsCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 		s.Fatalf("before the CA switch: %v", err)
 	}
 	adapter := e.cp.Process(karmadacp.MetricsAdapter)
+	ready, err := e.clusterStatus(ctx)
+	if err != nil {
+		s.Fatalf("reading cluster %s: %v", memberName, err)
+	}
 	mark := len(adapter.Log())
 	updated, err := switchCA(ctx, s, e.member, m, replaced)
 	if err != nil {
@@ -300,7 +308,7 @@ func testMetricsCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 		s.Notef("new Pod's metrics: %v", err)
 		s.Notef("evidence: %s", firstLine(adapter.Log(), createdMark, PodInformerUnknownAuthority))
 		if pristine {
-			s.Notef("short-lived path: %s", e.readyNote(ctx))
+			s.Notef("short-lived path: %s", e.readyNote(ctx, ready))
 			s.Outcome(e2ereport.RedAsExpected, "RED: the new Pod's metrics are never served; the member Pod informer fails with x509 errors against the renewed CA (%d since the switch)", failures)
 			return
 		}
@@ -341,16 +349,17 @@ func switchCA(ctx context.Context, s *e2ereport.Run, member *controlplane.Cluste
 	return time.Now(), nil
 }
 
-// readyNote says whether member1's Cluster is Ready, as its status
-// controller (a client built afresh from the Secret each time) reports it.
-func (e *env) readyNote(ctx context.Context) string {
+// readyNote says whether member1's Cluster stayed Ready since before, as
+// its status controller (a client built afresh from the Secret each time)
+// reports it.
+func (e *env) readyNote(ctx context.Context, before karmada.ClusterStatus) string {
 	st, err := e.clusterStatus(ctx)
 	switch {
 	case err != nil:
 		return fmt.Sprintf("reading cluster %s: %v", memberName, err)
-	case st.Ready:
-		return fmt.Sprintf("the Cluster stayed Ready (%s)", st)
+	case st.Ready && before.Ready && st.ReadySince == before.ReadySince:
+		return fmt.Sprintf("the Cluster stayed Ready (condition unchanged since %s, before the switch)", before.ReadySince)
 	default:
-		return fmt.Sprintf("the Cluster is not Ready (%s)", st)
+		return fmt.Sprintf("the Ready condition changed: %s (before the switch: %s)", st, before)
 	}
 }
