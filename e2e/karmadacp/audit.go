@@ -1,6 +1,10 @@
 package karmadacp
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/holdfast-dist/holdfast/internal/controlplane"
@@ -48,4 +52,88 @@ func Window(events []AuditEvent, user string, from, to time.Time) AuditWindow {
 		}
 	}
 	return w
+}
+
+// Reads are what one component's requests of one resource amount to in a
+// window of a member's audit log.
+type Reads struct {
+	// Lists are the requests that send the whole collection again: a LIST,
+	// or a WATCH with sendInitialEvents=true (client-go's WatchListClient
+	// lists that way), which is what an informer that relists costs.
+	Lists int
+	// Watches are the watches sent with a resourceVersion. One the watch
+	// cache finds too old is among them: it is answered 200 and closed
+	// with a 410 event in the stream, which the audit log does not show.
+	Watches int
+}
+
+// ComponentReads counts, by resource ("pods", "apps/deployments"), the
+// lists and resumed watches the component (the user agent's program name)
+// sent in [from, to], one per auditID, whatever the answer: a LIST refused
+// with 410 and retried is two LISTs.
+func ComponentReads(events []AuditEvent, component string, from, to time.Time) map[string]Reads {
+	out := map[string]Reads{}
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.RequestReceived.Before(from) || e.RequestReceived.After(to) || e.ObjectRef == nil || e.ObjectRef.Subresource != "" {
+			continue
+		}
+		if program, _, _ := strings.Cut(e.UserAgent, "/"); program != component {
+			continue
+		}
+		if e.AuditID != "" {
+			if seen[e.AuditID] {
+				continue
+			}
+			seen[e.AuditID] = true
+		}
+		resource := e.ObjectRef.Resource
+		if e.ObjectRef.APIGroup != "" {
+			resource = e.ObjectRef.APIGroup + "/" + resource
+		}
+		r := out[resource]
+		switch {
+		case e.Verb == "list", e.Verb == "watch" && strings.Contains(e.RequestURI, "sendInitialEvents=true"):
+			r.Lists++
+		case e.Verb == "watch":
+			r.Watches++
+		default:
+			continue
+		}
+		out[resource] = r
+	}
+	return out
+}
+
+// Lists sums the lists of reads.
+func Lists(reads map[string]Reads) int {
+	n := 0
+	for _, r := range reads {
+		n += r.Lists
+	}
+	return n
+}
+
+// FormatReads lists reads by resource, sorted: "nodes 1 LIST 1 WATCH; ...".
+func FormatReads(reads map[string]Reads) string {
+	if len(reads) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(reads))
+	for _, k := range slices.Sorted(maps.Keys(reads)) {
+		parts = append(parts, fmt.Sprintf("%s %d LIST %d WATCH", k, reads[k].Lists, reads[k].Watches))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// RelistedBeyond names the resources got lists more often than control
+// does ("nodes 1 > 0"), sorted.
+func RelistedBeyond(got, control map[string]Reads) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(got)) {
+		if got[k].Lists > control[k].Lists {
+			out = append(out, fmt.Sprintf("%s %d > %d", k, got[k].Lists, control[k].Lists))
+		}
+	}
+	return out
 }

@@ -3,6 +3,8 @@
 package karmadacp
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	metricsclient "k8s.io/metrics/pkg/client/clientset/versioned"
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/karmadacp"
 )
@@ -136,21 +139,27 @@ func testCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 func testCAOverlap(t *testing.T, b karmadacp.Build)  { testCARotation(t, b, false) }
 func testCAReplaced(t *testing.T, b karmadacp.Build) { testCARotation(t, b, true) }
 
-// testSearchCARotation is case B for karmada-search: member1's CA renewed
-// (restart with a certificate of a new CA, then the Secret's caBundle
-// replaced), then a Deployment created on member1. The cache path is served
+// testSearchCARotation renews member1's CA for karmada-search (restart with
+// a certificate of a new CA), with the Secret's caBundle either replaced
+// after the switch (case B) or holding old and new CA before it (overlap,
+// case A), then creates a Deployment on member1. The cache path is served
 // by the ResourceRegistry controller's member informer, built once:
 // pristine keeps the caBundle it was built with and never serves the new
-// object (RED, x509 errors as evidence); patched serves it (GREEN). The
-// proxy path builds a client per request from the Secret and is not judged.
-func testSearchCARotation(t *testing.T, b karmadacp.Build) {
+// object (RED, x509 errors as evidence, the Cluster Ready); patched serves
+// it (GREEN), and with the overlap logs no x509 error at all. The proxy
+// path builds a client per request from the Secret and is not judged.
+func testSearchCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
+	name := "search-ca-rotation-overlap"
+	if replaced {
+		name = "search-ca-rotation"
+	}
 	pristine := b == karmadacp.Pristine
 	expected := e2ereport.Pass
 	if pristine {
 		expected = e2ereport.RedAsExpected
 	}
 	e := newEnv(t, b, withSearch())
-	s := begin(t, "search-ca-rotation", string(b), expected, append(slices.Clone(standIns), searchStandIns...)...)
+	s := begin(t, name, string(b), expected, append(slices.Clone(standIns), searchStandIns...)...)
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 	m := e.joinMember1(ctx, s)
@@ -165,15 +174,15 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build) {
 		s.Fatalf("before the CA switch: %v", err)
 	}
 	search := e.cp.Process(karmadacp.Search)
-	mark := len(search.Log())
-	newCA := e.member.NextCAData()
-	if err := e.member.RestartWithNextCA(ctx); err != nil {
-		s.Fatalf("restarting %s with a new CA: %v", memberName, err)
+	ready, err := e.clusterStatus(ctx)
+	if err != nil {
+		s.Fatalf("reading cluster %s: %v", memberName, err)
 	}
-	if err := m.WriteCABundle(ctx, newCA); err != nil {
+	mark := len(search.Log())
+	updated, err := switchCA(ctx, s, e.member, m, replaced)
+	if err != nil {
 		s.Fatalf("%v", err)
 	}
-	updated := time.Now()
 	createdMark := len(search.Log())
 	if _, err := memberDeployments.Create(ctx, Deployment(workloadNamespace, "after", "search", 1), metav1.CreateOptions{}); err != nil {
 		s.Fatalf("creating Deployment %s/after on %s: %v", workloadNamespace, memberName, err)
@@ -182,7 +191,7 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build) {
 	if pristine {
 		timeout, window = reflectorRetryBound+blindSettle, refusedWindow(search.Log, createdMark, MemberWatchUnknownAuthority)
 	}
-	err := e.waitSearch(ctx, cachePath, "after", timeout, window)
+	err = e.waitSearch(ctx, cachePath, "after", timeout, window)
 	if search.Exited() {
 		s.Errorf("%s exited (code %d)", search.Name(), search.ExitCode())
 	}
@@ -192,9 +201,17 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build) {
 			s.Outcome(e2ereport.Pass, "the pristine build served the object created after the CA switch: the scenario no longer reproduces the bug")
 			return
 		}
-		s.Timing("secret-update-to-cache-hit", time.Since(updated))
+		s.Timing(map[bool]string{true: "secret-update-to-cache-hit", false: "switch-to-cache-hit"}[replaced], time.Since(updated))
 		if lines := karmada.Lines(search.Log(), mark, MemberCABundlePickedUp); len(lines) > 0 {
 			s.Notef("evidence: %s", lines[0])
+		}
+		if !replaced {
+			if n := len(karmada.Lines(search.Log(), mark, UnknownAuthority)); n > 0 {
+				s.Outcome(e2ereport.Fail, "with old and new CA published before the switch, karmada-search still logged %d x509 errors: %s", n, firstLine(search.Log(), mark, UnknownAuthority))
+				return
+			}
+			s.Outcome(e2ereport.Pass, "GREEN: with old and new CA published before the switch, Deployment %s/after created after it is served by the cache path and karmada-search logged no x509 error at all", workloadNamespace)
+			return
 		}
 		s.Outcome(e2ereport.Pass, "GREEN: after member1's CA was renewed and the Secret updated, Deployment %s/after is served by the cache path (member Deployment informer x509 errors since the switch: %d)",
 			workloadNamespace, len(karmada.Lines(search.Log(), mark, MemberWatchUnknownAuthority)))
@@ -202,6 +219,7 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build) {
 		s.Notef("cache path: %v", err)
 		s.Notef("evidence: %s", firstLine(search.Log(), createdMark, MemberWatchUnknownAuthority))
 		if pristine {
+			s.Notef("short-lived path: %s", e.readyNote(ctx, ready))
 			s.Outcome(e2ereport.RedAsExpected, "RED at the cache path: the member Deployment informer fails with x509 errors against the renewed CA (%d since the switch)", len(karmada.Lines(search.Log(), mark, MemberWatchUnknownAuthority)))
 			return
 		}
@@ -211,20 +229,26 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build) {
 	}
 }
 
-// testMetricsCARotation is case B for karmada-metrics-adapter: member1's CA
-// renewed (restart with a certificate of a new CA, then the Secret's
-// caBundle replaced), then a Pod created on member1. The adapter serves its
-// PodMetrics only once its member Pod informer, built once, has listed it:
-// pristine keeps the caBundle it was built with (RED, x509 errors as
-// evidence); patched follows the Secret (GREEN).
-func testMetricsCARotation(t *testing.T, b karmadacp.Build) {
+// testMetricsCARotation renews member1's CA for karmada-metrics-adapter
+// (restart with a certificate of a new CA), with the Secret's caBundle
+// either replaced after the switch (case B) or holding old and new CA
+// before it (overlap, case A), then creates a Pod on member1. The adapter
+// serves its PodMetrics only once its member Pod informer, built once, has
+// listed it: pristine keeps the caBundle it was built with (RED, x509
+// errors as evidence, the Cluster Ready); patched follows the Secret
+// (GREEN), and with the overlap logs no x509 error at all.
+func testMetricsCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
+	name := "metrics-ca-rotation-overlap"
+	if replaced {
+		name = "metrics-ca-rotation"
+	}
 	pristine := b == karmadacp.Pristine
 	expected := e2ereport.Pass
 	if pristine {
 		expected = e2ereport.RedAsExpected
 	}
 	e := newEnv(t, b, withMetricsAdapter(), withMemberMetrics())
-	s := begin(t, "metrics-ca-rotation", string(b), expected, append(slices.Clip(standIns), metricsStandIns...)...)
+	s := begin(t, name, string(b), expected, append(slices.Clip(standIns), metricsStandIns...)...)
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 	pm, err := metricsclient.NewForConfig(e.cp.API.AdminConfig())
@@ -239,15 +263,15 @@ func testMetricsCARotation(t *testing.T, b karmadacp.Build) {
 		s.Fatalf("before the CA switch: %v", err)
 	}
 	adapter := e.cp.Process(karmadacp.MetricsAdapter)
-	mark := len(adapter.Log())
-	newCA := e.member.NextCAData()
-	if err := e.member.RestartWithNextCA(ctx); err != nil {
-		s.Fatalf("restarting %s with a new CA: %v", memberName, err)
+	ready, err := e.clusterStatus(ctx)
+	if err != nil {
+		s.Fatalf("reading cluster %s: %v", memberName, err)
 	}
-	if err := m.WriteCABundle(ctx, newCA); err != nil {
+	mark := len(adapter.Log())
+	updated, err := switchCA(ctx, s, e.member, m, replaced)
+	if err != nil {
 		s.Fatalf("%v", err)
 	}
-	updated := time.Now()
 	if err := e.createMemberPod(ctx, probeAfter); err != nil {
 		s.Fatalf("%v", err)
 	}
@@ -267,20 +291,75 @@ func testMetricsCARotation(t *testing.T, b karmadacp.Build) {
 			s.Outcome(e2ereport.Pass, "the pristine build served the new Pod's metrics after the CA switch: the scenario no longer reproduces the bug")
 			return
 		}
-		s.Timing("secret-update-to-first-metric", time.Since(updated))
+		s.Timing(map[bool]string{true: "secret-update-to-first-metric", false: "switch-to-first-metric"}[replaced], time.Since(updated))
 		if lines := karmada.Lines(adapter.Log(), mark, MemberCABundlePickedUp); len(lines) > 0 {
 			s.Notef("evidence: %s", lines[0])
+		}
+		if !replaced {
+			if n := len(karmada.Lines(adapter.Log(), mark, UnknownAuthority)); n > 0 {
+				s.Outcome(e2ereport.Fail, "with old and new CA published before the switch, karmada-metrics-adapter still logged %d x509 errors: %s", n, firstLine(adapter.Log(), mark, UnknownAuthority))
+				return
+			}
+			s.Outcome(e2ereport.Pass, "GREEN: with old and new CA published before the switch, PodMetrics %s/%s of a Pod created after it is served and karmada-metrics-adapter logged no x509 error at all", workloadNamespace, probeAfter)
+			return
 		}
 		s.Outcome(e2ereport.Pass, "GREEN: after member1's CA was renewed and the Secret updated, PodMetrics %s/%s is served (member Pod informer x509 errors since the switch: %d)", workloadNamespace, probeAfter, failures)
 	case stepBroke:
 		s.Notef("new Pod's metrics: %v", err)
 		s.Notef("evidence: %s", firstLine(adapter.Log(), createdMark, PodInformerUnknownAuthority))
 		if pristine {
+			s.Notef("short-lived path: %s", e.readyNote(ctx, ready))
 			s.Outcome(e2ereport.RedAsExpected, "RED: the new Pod's metrics are never served; the member Pod informer fails with x509 errors against the renewed CA (%d since the switch)", failures)
 			return
 		}
 		s.Outcome(e2ereport.Fail, "the new Pod's metrics were not served")
 	default:
 		s.Errorf("new Pod's metrics: inconclusive: %v", err)
+	}
+}
+
+func testSearchCAOverlap(t *testing.T, b karmadacp.Build)   { testSearchCARotation(t, b, false) }
+func testSearchCAReplaced(t *testing.T, b karmadacp.Build)  { testSearchCARotation(t, b, true) }
+func testMetricsCAOverlap(t *testing.T, b karmadacp.Build)  { testMetricsCARotation(t, b, false) }
+func testMetricsCAReplaced(t *testing.T, b karmadacp.Build) { testMetricsCARotation(t, b, true) }
+
+// switchCA restarts member's kube-apiserver with a certificate of its next
+// CA and updates m's Secret: before the switch with old and new CA
+// (overlap), or after it with the new CA alone (replaced). It returns when
+// the Secret last changed or, with the overlap, when the member served the
+// new certificate: where the scenario's recovery is timed from.
+func switchCA(ctx context.Context, s *e2ereport.Run, member *controlplane.Cluster, m *karmadacp.Member, replaced bool) (time.Time, error) {
+	oldCA, newCA := member.CAData(), member.NextCAData()
+	if !replaced {
+		if err := m.WriteCABundle(ctx, slices.Concat(oldCA, newCA)); err != nil {
+			return time.Time{}, err
+		}
+		s.Notef("Secret %s/%s holds the old and the new CA before the switch", karmadacp.ClusterNamespace, memberName)
+	}
+	if err := member.RestartWithNextCA(ctx); err != nil {
+		return time.Time{}, fmt.Errorf("restarting %s with a new CA: %w", memberName, err)
+	}
+	if !replaced {
+		return time.Now(), nil
+	}
+	if err := m.WriteCABundle(ctx, newCA); err != nil {
+		return time.Time{}, err
+	}
+	s.Notef("Secret %s/%s holds only the new CA, written after the switch", karmadacp.ClusterNamespace, memberName)
+	return time.Now(), nil
+}
+
+// readyNote says whether member1's Cluster stayed Ready since before, as
+// its status controller (a client built afresh from the Secret each time)
+// reports it.
+func (e *env) readyNote(ctx context.Context, before karmada.ClusterStatus) string {
+	st, err := e.clusterStatus(ctx)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("reading cluster %s: %v", memberName, err)
+	case st.Ready && before.Ready && st.ReadySince == before.ReadySince:
+		return fmt.Sprintf("the Cluster stayed Ready (condition unchanged since %s, before the switch)", before.ReadySince)
+	default:
+		return fmt.Sprintf("the Ready condition changed: %s (before the switch: %s)", st, before)
 	}
 }

@@ -36,6 +36,8 @@ type env struct {
 	// apiAudit is karmada-apiserver's audit log (withAPIServerAudit), ""
 	// without.
 	apiAudit string
+	// memberAudit is member1's audit log (withMemberAudit), "" without.
+	memberAudit string
 }
 
 // envOptions are what a scenario adds to the default environment, so
@@ -54,6 +56,8 @@ type envOptions struct {
 	memberMetrics bool
 	// apiServerAudit makes karmada-apiserver write an audit log.
 	apiServerAudit bool
+	// memberAudit makes member1's kube-apiserver write an audit log.
+	memberAudit bool
 }
 
 type envOption func(*envOptions)
@@ -73,6 +77,10 @@ func withMemberMetrics() envOption  { return func(o *envOptions) { o.memberMetri
 // withAPIServerAudit makes karmada-apiserver write an audit log
 // (env.apiAudit), in a folder of the test's.
 func withAPIServerAudit() envOption { return func(o *envOptions) { o.apiServerAudit = true } }
+
+// withMemberAudit makes member1's kube-apiserver write an audit log
+// (env.memberAudit), which its restarts keep appending to.
+func withMemberAudit() envOption { return func(o *envOptions) { o.memberAudit = true } }
 
 // standIns are stated in every scenario's notes.
 var standIns = []string{
@@ -133,6 +141,15 @@ func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 			t.Fatal(err)
 		}
 		memberOpts.ExtraAPIServerFlags = e.memberMetrics.APIServerFlags()
+	}
+	if o.memberAudit {
+		dir := filepath.Join(t.TempDir(), "member1-audit")
+		e.memberAudit = filepath.Join(dir, "audit.log")
+		flags, err := controlplane.AuditFlags(dir, e.memberAudit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		memberOpts.ExtraAPIServerFlags = append(memberOpts.ExtraAPIServerFlags, flags...)
 	}
 	e.member = controlplane.StartForTest(t, memberOpts)
 	if e.memberMetrics != nil {

@@ -43,4 +43,12 @@ var (
 	// logs: the keys may come in either order).
 	PodInformerUnknownAuthority = regexp.MustCompile(`Failed to watch.*(x509: certificate signed by unknown authority.*"\*v1\.Pod"|"\*v1\.Pod".*x509: certificate signed by unknown authority)`)
 	MemberWatchUnknownAuthority = regexp.MustCompile(`"Failed to watch".*x509: certificate signed by unknown authority.*type="apps/v1, Resource=deployments"`)
+	// UnknownAuthority is any failure to verify the member's serving
+	// certificate a component logs, whichever client or informer it was.
+	UnknownAuthority = regexp.MustCompile(`x509: certificate signed by unknown authority`)
+	// WatchTooOld is a reflector's watch closed because its
+	// resourceVersion is older than the server's watch cache reaches back
+	// (klog -v=4): after a kube-apiserver restart the cache starts at the
+	// current etcd revision, so the informer LISTs once.
+	WatchTooOld = regexp.MustCompile(`"Watch closed".*too old resource version`)
 )

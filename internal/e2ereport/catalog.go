@@ -34,6 +34,9 @@ var Catalog = map[string][]Planned{
 		{"ca-rotation-replaced", both},
 		{"search-ca-rotation", both},
 		{"metrics-ca-rotation", both},
+		{"search-ca-rotation-overlap", both},
+		{"metrics-ca-rotation-overlap", both},
+		{"ca-rotation-lists", both},
 		{"secret-reads", patchedOnly},
 	},
 	"worker-hub-failover": {

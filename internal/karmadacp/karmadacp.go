@@ -520,6 +520,24 @@ func (cp *ControlPlane) StartTimes() map[Component]time.Duration {
 // the webhook's serving certificates.
 func (cp *ControlPlane) CAData() []byte { return append([]byte(nil), cp.pki.caCert...) }
 
+// RestartControllerManager SIGKILLs karmada-controller-manager and starts
+// it again, as an operator restarting the Deployment does to make it take a
+// member credential it does not follow (pristine's workaround). The new
+// process has its own ports and Process; its log continues the same file.
+func (cp *ControlPlane) RestartControllerManager(ctx context.Context) error {
+	p := cp.Process(ControllerManager)
+	if p == nil {
+		return fmt.Errorf("karmada control plane %s: %s is not running", cp.opts.Name, ControllerManager)
+	}
+	if err := p.Kill(); err != nil {
+		return fmt.Errorf("karmada control plane %s: killing %s: %w", cp.opts.Name, ControllerManager, err)
+	}
+	if err := cp.startControllerManager(ctx); err != nil {
+		return fmt.Errorf("karmada control plane %s: restarting %s: %w", cp.opts.Name, ControllerManager, err)
+	}
+	return nil
+}
+
 // stopGrace is how long a component may take to stop on SIGTERM: the
 // logs are kept either way, and a clean exit flushes klog.
 const stopGrace = 5 * time.Second
