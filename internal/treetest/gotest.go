@@ -97,6 +97,9 @@ func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*R
 	if r.Log != nil {
 		fmt.Fprintf(r.Log, "  (cd %s && %sCGO_ENABLED=0 go %s)\n", dir, toolchainEnv, strings.Join(argv, " "))
 	}
+	if err := prefetchRootPackage(ctx, goBin, dir, env); err != nil {
+		return nil, fmt.Errorf("go test in %s: %w", dir, err)
+	}
 	cmd := exec.CommandContext(ctx, goBin, argv...)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -133,6 +136,26 @@ func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*R
 		run.Output = append(run.Output, strings.Split(s, "\n")...)
 	}
 	return run, nil
+}
+
+// prefetchRootPackage downloads the modules the tree's root package needs.
+// A regression test may build the module's main package the way upstream's
+// image ships it (the worker-operator's tests build `.` as /manager); its
+// test binary runs offline (-exec), so its go command finds only what the
+// module cache already holds. The test packages' own modules arrive with
+// the go test build; the root package's do not when no tested package
+// imports them, which on a cold module cache made the pristine tree's
+// regression tests fail to build. `go list -e`: a tree whose root is no
+// package (Karmada's) is not an error.
+func prefetchRootPackage(ctx context.Context, goBin, dir string, env []string) error {
+	cmd := exec.CommandContext(ctx, goBin, "list", "-e", "-deps", "-f", "{{.ImportPath}}", ".")
+	cmd.Dir, cmd.Env = dir, env
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("downloading the modules of the root package (go list -deps .): %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return nil
 }
 
 func parse(r io.Reader) (*Run, error) {

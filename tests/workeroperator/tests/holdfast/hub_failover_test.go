@@ -97,7 +97,10 @@ func buildWorker(out string) error {
 		return fmt.Errorf("locating the module: %w", err)
 	}
 	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	args := []string{"build", "-o", out}
+	// -trimpath, and the CGO_ENABLED=0 holdfast's test runner sets: the
+	// flags of holdfast's build, so this compile and the release build's
+	// share the build cache instead of each compiling the tree's modules.
+	args := []string{"build", "-trimpath", "-o", out}
 	if provenance, err := os.ReadFile(filepath.Join(root, "HOLDFAST-PROVENANCE")); err == nil {
 		buildVersion = provenanceField(provenance, "holdfast-version")
 		buildSeriesHash = shortSeriesHash(provenanceField(provenance, "series-hash"))
