@@ -69,7 +69,11 @@ matrix: ## upstream-test and binaries for every pinned version (all three Karmad
 # stays lenient, so a partial run (E2E_RUN) still writes its report.
 test: E2E_REPORT_FLAGS := --strict
 .PHONY: test
-test: verify lint-workflows unit compat upstream-test e2e charts-test ## Every test: static checks, workflow lint, unit (-race), compat, upstream-test, e2e suites, chart tests (README's second command).
+test: disk-check verify lint-workflows unit compat upstream-test e2e charts-test ## Every test: static checks, workflow lint, unit (-race), compat, upstream-test, e2e suites, chart tests (README's second command).
+
+.PHONY: disk-check
+disk-check: ## Free disk where make test writes (Go caches, checkout, temporary files); warns below what a cold run needs.
+	hack/disk-check.sh
 
 .PHONY: bench
 bench: ## Benchmarks: per-request cost of the member token transport against client-go's paths.

@@ -32,8 +32,10 @@ type Options struct {
 	Root string
 	// Name is the Node's name; default "holdfast-node".
 	Name string
-	// StartTimeout bounds Start; default 5 minutes (the first start on a
-	// loaded machine imports the pause image and waits for the Node Ready).
+	// StartTimeout bounds Start from taking the machine lock to the Node
+	// Ready; default 5 minutes (the first start on a loaded machine imports
+	// the pause image and waits for the Node Ready). Building the tools and
+	// waiting for the lock are bounded by Start's ctx alone.
 	StartTimeout time.Duration
 	// Logf reports progress; default discards.
 	Logf func(format string, args ...any)
@@ -108,16 +110,20 @@ func Start(ctx context.Context, o Options) (n *Node, err error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
-	defer cancel()
-
 	n = &Node{opts: o}
-	if n.bins, err = ensureBinaries(ctx, o.Root); err != nil {
+	// The tool builds and the wait for another node are bounded by the
+	// caller's ctx, not StartTimeout: on a cold cache kube-apiserver with
+	// kubelet, kube-controller-manager, kube-scheduler and kube-proxy is one
+	// build of more than 5 minutes on 2 cores (a cold make test's node suite
+	// failed with "go build: context deadline exceeded" after 300 s).
+	if n.bins, err = ensureTools(ctx, o.Root); err != nil {
 		return nil, err
 	}
 	if n.unlock, err = lockMachine(ctx); err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
+	defer cancel()
 	// Timings.Start leaves out the wait for another node to finish.
 	begin = time.Now()
 	if err := clearStale(o.Logf); err != nil {
@@ -160,6 +166,10 @@ func Start(ctx context.Context, o Options) (n *Node, err error) {
 	o.Logf("node %s ready in %s (run %s, host %s, node %s)", o.Name, n.timings.Start.Round(time.Millisecond), n.net.id, n.net.hostIP(), n.net.nodeIP())
 	return n, nil
 }
+
+// ensureTools is ensureBinaries; a test replaces it to see the context Start
+// builds the tools with.
+var ensureTools = ensureBinaries
 
 func ensureBinaries(ctx context.Context, root string) (binaries, error) {
 	var b binaries
