@@ -85,6 +85,11 @@ type Run struct {
 	Timeout  time.Duration `json:"timeout"`
 	Window   time.Duration `json:"window"`
 	Recovery Summary       `json:"recovery"`
+	// The parts of recovery, each from the same t0: the new template on
+	// the member, its status aggregated, the search cache serving it.
+	Propagated Summary `json:"propagated"`
+	Aggregated Summary `json:"aggregated"`
+	Searched   Summary `json:"searched"`
 	// Members sums the member kube-apiservers' audit logs, Karmada is
 	// karmada-apiserver's, over Window, less the harness's requests.
 	Members Requests `json:"members"`
@@ -305,6 +310,9 @@ func (r *Report) table(b *strings.Builder, k int, s Storm) {
 	row("recovery p50 / p99 / max", func(r Run) string {
 		return fmt.Sprintf("%s / %s / %s", FormatDuration(r.Recovery.P50), FormatDuration(r.Recovery.P99), FormatDuration(r.Recovery.Max))
 	})
+	row("of which: template on the member p50 / p99", func(r Run) string { return p5099(r.Propagated) })
+	row("of which: status aggregated p50 / p99", func(r Run) string { return p5099(r.Aggregated) })
+	row("of which: search cache serving it p50 / p99", func(r Run) string { return p5099(r.Searched) })
 	row("window measured", func(r Run) string { return FormatDuration(r.Window) })
 	row("member apiservers: requests", func(r Run) string { return fmt.Sprint(r.Members.Total) })
 	row("member apiservers: by verb", func(r Run) string { return verbs(r.Members.ByVerb) })
@@ -339,6 +347,13 @@ func (r *Report) table(b *strings.Builder, k int, s Storm) {
 	}
 }
 
+func p5099(s Summary) string {
+	if s.Members == 0 {
+		return "–"
+	}
+	return FormatDuration(s.P50) + " / " + FormatDuration(s.P99)
+}
+
 // verbs lists counts by verb, most frequent first (ties by name).
 func verbs(m map[string]int) string {
 	keys := make([]string, 0, len(m))
@@ -366,3 +381,50 @@ func formatSeconds(s float64) string { return strconv.FormatFloat(s, 'f', 1, 64)
 func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
 func kib(b int64) string { return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10)) }
+
+// Merge adds what old holds for the fleet sizes r did not measure, so
+// that separate runs (K=10 now, K=50,100 later) make one report. The
+// verdicts are judged again over the whole.
+func (r *Report) Merge(old *Report) {
+	for _, k := range old.Ks {
+		if slices.Contains(r.Ks, k) {
+			continue
+		}
+		r.Ks = append(r.Ks, k)
+		if w, ok := old.Wall[k]; ok {
+			if r.Wall == nil {
+				r.Wall = map[int]time.Duration{}
+			}
+			r.Wall[k] = w
+		}
+		for _, p := range old.Planes {
+			if p.K == k {
+				r.Planes = append(r.Planes, p)
+			}
+		}
+		for _, run := range old.Runs {
+			if run.K == k {
+				r.Runs = append(r.Runs, run)
+			}
+		}
+		for _, p := range old.Profiles {
+			if p.K == k {
+				r.Profiles = append(r.Profiles, p)
+			}
+		}
+	}
+	slices.Sort(r.Ks)
+}
+
+// ReadReport reads a scale.json Write wrote.
+func ReadReport(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("scale report %s: %w", path, err)
+	}
+	return &r, nil
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +151,34 @@ func TestReportWrite(t *testing.T) {
 	}
 	if len(back.Runs) != len(r.Runs) || back.Runs[1].Recovery.P99 != 3*time.Second || len(back.Verdicts) != len(r.Verdicts) {
 		t.Errorf("scale.json does not round-trip: %+v", back.Runs[1])
+	}
+}
+
+func TestMergeKeepsOtherFleetSizes(t *testing.T) {
+	old := goodReport() // K = 10 and 50
+	old.Profiles = []Profile{{K: 50, Kind: "cpu"}}
+	dir := t.TempDir()
+	if err := old.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadReport(filepath.Join(dir, "scale.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Report{StatusPeriod: 2 * time.Second, Ks: []int{100, 10}, Wall: map[int]time.Duration{100: time.Hour}}
+	r.Runs = []Run{run(100, OnTime, Patched, 4*time.Second, 1, 1, once(100)), run(10, OnTime, Patched, 9*time.Second, 1, 1, once(10))}
+	r.Merge(back)
+	if !slices.Equal(r.Ks, []int{10, 50, 100}) {
+		t.Errorf("Ks = %v", r.Ks)
+	}
+	// K = 10 was measured again: the old K = 10 runs are dropped.
+	if p, _ := r.Find(10, OnTime, Patched); p.Recovery.P99 != 9*time.Second {
+		t.Errorf("K=10 kept the old run: %+v", p.Recovery)
+	}
+	if _, ok := r.Find(50, OnTime, Restart); !ok || len(r.Profiles) != 1 || r.Wall[100] != time.Hour {
+		t.Errorf("K=50 not merged: %d runs, %d profiles, wall %v", len(r.Runs), len(r.Profiles), r.Wall)
+	}
+	if _, err := ReadReport(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("reading a missing report gave no error")
 	}
 }

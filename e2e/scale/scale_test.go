@@ -36,6 +36,9 @@ import (
 const (
 	// KEnv lists the fleet sizes (ParseKs); default "10".
 	KEnv = "SCALE_K"
+	// MergeEnv, when set, keeps the other fleet sizes' figures of the
+	// report already in _output/reports (Report.Merge).
+	MergeEnv = "SCALE_MERGE"
 	// TimeoutEnv bounds each storm's wait for recovery (a Go duration);
 	// default defaultTimeout.
 	TimeoutEnv = "SCALE_TIMEOUT"
@@ -143,9 +146,21 @@ func TestScale(t *testing.T) {
 			"pristine+restart: the three binaries restarted (SIGTERM, then started again, in parallel) right after the stimulus (late-secret: after the last Secret), as an operator would; pristine is reset the same way, unmeasured, before the next storm",
 		},
 	}
-	t.Cleanup(func() {
+	var previous *Report
+	if os.Getenv(MergeEnv) != "" {
+		if previous, err = ReadReport(filepath.Join(out, "scale.json")); err != nil {
+			t.Logf("no report to merge with: %v", err)
+		}
+	}
+	write := func() error {
+		if previous != nil {
+			rep.Merge(previous)
+		}
 		rep.Judge()
-		if err := rep.Write(out); err != nil {
+		return rep.Write(out)
+	}
+	t.Cleanup(func() {
+		if err := write(); err != nil {
 			t.Errorf("writing the scale report: %v", err)
 		}
 		t.Logf("scale report: %s", filepath.Join(out, "scale.md"))
@@ -168,8 +183,7 @@ func TestScale(t *testing.T) {
 			})
 		}
 		rep.Wall[k] = time.Since(begin)
-		rep.Judge()
-		if err := rep.Write(out); err != nil {
+		if err := write(); err != nil {
 			t.Errorf("writing the scale report: %v", err)
 		}
 	}
@@ -454,7 +468,7 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 			t.Fatal(err)
 		}
 	}
-	times, end := f.await(ctx, round, func(ns string) time.Time {
+	times, end, st := f.awaitStages(ctx, round, func(ns string) time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return t0[ns]
@@ -467,6 +481,7 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 	}
 	run.Window = end.Sub(start)
 	run.Recovery = Summarize(times)
+	run.Propagated, run.Aggregated, run.Searched = Summarize(st.propagated), Summarize(st.aggregated), Summarize(st.searched)
 	run.CPU, run.PeakRSS = meter.CPU(), meter.PeakRSS
 	f.countRequests(t, &run, start, end)
 	after := f.scrape(ctx, t)
@@ -524,21 +539,39 @@ func (f *fleet) bump(ctx context.Context, round int) error {
 // NotRecovered if it did not. It stands in for the member's deployment
 // controller meanwhile (the status of a new template).
 func (f *fleet) await(ctx context.Context, round int, t0 func(ns string) time.Time, timeout time.Duration) ([]time.Duration, time.Time) {
+	times, end, _ := f.awaitStages(ctx, round, t0, timeout)
+	return times, end
+}
+
+// stages are, per member, when each part of recovery was first seen
+// (from the member's t0): the template on the member, the status
+// aggregated, the search cache serving it.
+type stages struct{ propagated, aggregated, searched []time.Duration }
+
+func (f *fleet) awaitStages(ctx context.Context, round int, t0 func(ns string) time.Time, timeout time.Duration) ([]time.Duration, time.Time, stages) {
 	want := fmt.Sprint(round)
 	deadline := time.Now().Add(timeout)
-	aggregated := map[string]bool{}
-	searched := map[string]bool{}
+	propagated := map[string]time.Time{}
+	aggregated := map[string]time.Time{}
+	searched := map[string]time.Time{}
 	recovered := map[string]time.Time{}
+	first := func(m map[string]time.Time, ns string, at time.Time) {
+		if _, ok := m[ns]; !ok {
+			m[ns] = at
+		}
+	}
 	for {
 		now := time.Now()
 		for _, server := range f.servers {
-			f.standInStatus(ctx, server, want)
+			for _, ns := range f.standInStatus(ctx, server, want) {
+				first(propagated, ns, now)
+			}
 		}
 		if list, err := f.cp.API.Kubernetes().AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: workloadSelector}); err == nil {
 			for i := range list.Items {
 				d := &list.Items[i]
 				if ok, _ := ekcp.Aggregated(d, 1); ok && d.Spec.Template.Annotations[roundAnnotation] == want {
-					aggregated[d.Namespace] = true
+					first(aggregated, d.Namespace, now)
 				}
 			}
 		}
@@ -547,34 +580,41 @@ func (f *fleet) await(ctx context.Context, round int, t0 func(ns string) time.Ti
 			if json.Unmarshal(body, &list) == nil {
 				for _, d := range list.Items {
 					if d.Annotations[cachedFrom] == clusterOf(d.Namespace) && d.Spec.Template.Annotations[roundAnnotation] == want {
-						searched[d.Namespace] = true
+						first(searched, d.Namespace, now)
 					}
 				}
 			}
 		}
 		for _, c := range f.clusters {
-			if _, done := recovered[c.ns]; !done && aggregated[c.ns] && searched[c.ns] {
+			_, agg := aggregated[c.ns]
+			_, sea := searched[c.ns]
+			if _, done := recovered[c.ns]; !done && agg && sea {
 				recovered[c.ns] = now
 			}
 		}
 		if len(recovered) == len(f.clusters) || now.After(deadline) || ctx.Err() != nil {
-			times := make([]time.Duration, len(f.clusters))
-			var last time.Time
-			for i, c := range f.clusters {
-				at, ok := recovered[c.ns]
-				if !ok {
-					times[i] = NotRecovered
-					continue
+			since := func(m map[string]time.Time) []time.Duration {
+				out := make([]time.Duration, len(f.clusters))
+				for i, c := range f.clusters {
+					at, ok := m[c.ns]
+					if !ok {
+						out[i] = NotRecovered
+						continue
+					}
+					out[i] = max(0, at.Sub(t0(c.ns)))
 				}
-				times[i] = max(0, at.Sub(t0(c.ns)))
-				if at.After(last) {
-					last = at
+				return out
+			}
+			last := now
+			if len(recovered) == len(f.clusters) {
+				last = time.Time{}
+				for _, at := range recovered {
+					if at.After(last) {
+						last = at
+					}
 				}
 			}
-			if len(recovered) < len(f.clusters) {
-				last = now
-			}
-			return times, last
+			return since(recovered), last, stages{since(propagated), since(aggregated), since(searched)}
 		}
 		time.Sleep(time.Until(now.Add(poll)))
 	}
@@ -586,20 +626,27 @@ func clusterOf(ns string) string { return "member-" + strings.TrimPrefix(ns, "sc
 // standInStatus writes, on server, the status of every workload whose
 // template is of round want and not yet observed: the member deployment
 // controller's part.
-func (f *fleet) standInStatus(ctx context.Context, server *controlplane.Cluster, want string) {
+// It returns the namespaces whose workload has the template of round want.
+func (f *fleet) standInStatus(ctx context.Context, server *controlplane.Cluster, want string) []string {
 	list, err := server.Kubernetes().AppsV1().Deployments("").List(ctx, metav1.ListOptions{LabelSelector: workloadSelector})
 	if err != nil {
-		return
+		return nil
 	}
+	var landed []string
 	for i := range list.Items {
 		d := &list.Items[i]
-		if d.Spec.Template.Annotations[roundAnnotation] != want || d.Status.ObservedGeneration == d.Generation {
+		if d.Spec.Template.Annotations[roundAnnotation] != want {
+			continue
+		}
+		landed = append(landed, d.Namespace)
+		if d.Status.ObservedGeneration == d.Generation {
 			continue
 		}
 		d.Status = ekcp.ReadyStatus(d)
 		// A conflict (Karmada updating the object) is retried next poll.
 		_, _ = server.Kubernetes().AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
 	}
+	return landed
 }
 
 // sampleControllerManager reads the controller-manager's /proc into m
