@@ -103,8 +103,9 @@ var standIns = []string{
 }
 
 // harnessAgents are the senders whose requests are not the fleet's cost:
-// this test binary and the API servers' own loopback clients.
-var harnessAgents = []string{Agent(rest.DefaultKubernetesUserAgent()), "kube-apiserver"}
+// this test binary, internal/controlplane's admin clients (their user
+// agent) and the API servers' own loopback clients.
+var harnessAgents = []string{Agent(rest.DefaultKubernetesUserAgent()), "holdfast-e2e", "kube-apiserver"}
 
 func TestScale(t *testing.T) {
 	kenv := os.Getenv(KEnv)
@@ -180,6 +181,7 @@ func TestScale(t *testing.T) {
 				runs := f.storms(t)
 				rep.Runs = append(rep.Runs, runs...)
 				rep.Profiles = append(rep.Profiles, f.profiles...)
+				f.keepLogs(t, filepath.Join(out, "scale", "logs", fmt.Sprintf("K%d-%s", k, b)))
 			})
 		}
 		rep.Wall[k] = time.Since(begin)
@@ -732,6 +734,26 @@ func (f *fleet) countRequests(t *testing.T, run *Run, from, to time.Time) {
 	run.Karmada = CountRequests(events, from, to, harnessAgents...)
 	for _, n := range SecretReads(events, controllerManagerUser, karmadacp.ClusterNamespace, from, to) {
 		run.SecretRequests += n
+	}
+}
+
+// keepLogs copies the logs of the binaries that hold member clients into
+// dir, where the report's figures can be traced to what each logged.
+func (f *fleet) keepLogs(t *testing.T, dir string) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Error(err)
+		return
+	}
+	for _, c := range karmadacp.Shipped {
+		name := string(c) + ".log"
+		data, err := os.ReadFile(filepath.Join(f.cp.API.LogDir(), name))
+		if err != nil {
+			t.Logf("keeping %s: %v", name, err)
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
