@@ -104,6 +104,12 @@ func TestJudgeMissed(t *testing.T) {
 	if v := verdict(t, r, "patched: 0 persisted"); !v.Met || !strings.Contains(v.Detail, "late-secret storm's 7") {
 		t.Errorf("late-secret persisted 401s: %+v", v)
 	}
+	r = goodReport()
+	r.Runs[2].Recovery.P99 = 2 * time.Second
+	r.Judge()
+	if d := verdict(t, r, "patched beats pristine+restart on p99 recovery (on-time)").Detail; !strings.Contains(d, "K=10: 3.0 s vs 2.0 s (patched 1.5× slower, 1.0 s more)") {
+		t.Errorf("a slower patched build must read as slower: %s", d)
+	}
 	one := &Report{StatusPeriod: 2 * time.Second, Ks: []int{10}}
 	one.Judge()
 	if v := verdict(t, one, "patched: recovery time grows"); v.Met {

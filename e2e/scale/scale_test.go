@@ -203,6 +203,8 @@ type fleet struct {
 	round    int
 	timeout  time.Duration
 	pprof    string // host:port of the controller-manager's pprof
+	// calm is when the last disturbance ended (quiet).
+	calm time.Time
 
 	plane      Plane
 	profileDir string
@@ -291,6 +293,7 @@ func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target,
 		t.Fatalf("setup: only %d of %d members had their workload placed, aggregated and searchable within %s", s.Recovered, k, setupTimeout)
 	}
 	f.plane = Plane{K: k, Build: variantOf(b), Setup: time.Since(begin)}
+	f.calm = time.Now()
 	// Idle a few status periods, then average a few readings.
 	time.Sleep(settle)
 	var sum int64
@@ -342,7 +345,17 @@ func resourceRegistry(c *cluster) *unstructured.Unstructured {
 func (f *fleet) storms(t *testing.T) []Run {
 	var runs []Run
 	if f.build == karmadacp.Patched {
-		runs = append(runs, f.storm(t, Control, Patched), f.storm(t, OnTime, Patched), f.storm(t, LateSecret, Patched))
+		// Each storm after a quiet spell: the restarts and refusals of the
+		// setup or of the storm before grow every member reflector's
+		// backoff, which client-go forgets only after reflectorBackoffReset
+		// without an error. Without it, the second storm would measure
+		// the first one's backoff (the restart workaround starts fresh
+		// processes, so it never carries any). Control goes last: what it
+		// is compared on is its relists, not its time.
+		for _, s := range []Storm{OnTime, LateSecret, Control} {
+			f.quiet(t)
+			runs = append(runs, f.storm(t, s, Patched))
+		}
 		return runs
 	}
 	runs = append(runs, f.storm(t, Control, Pristine))
@@ -352,6 +365,21 @@ func (f *fleet) storms(t *testing.T) []Run {
 		runs = append(runs, f.storm(t, s, Restart))
 	}
 	return runs
+}
+
+// reflectorBackoffReset is how long a client-go reflector must go without
+// an error before its backoff starts again from 800 ms
+// (NewExponentialBackoffManager's resetDuration in tools/cache's
+// NewReflector), plus a little.
+const reflectorBackoffReset = 2*time.Minute + 5*time.Second
+
+// quiet waits until reflectorBackoffReset has passed since the fleet's
+// last disturbance (its setup, or the end of its last storm).
+func (f *fleet) quiet(t *testing.T) {
+	select {
+	case <-t.Context().Done():
+	case <-time.After(time.Until(f.calm.Add(reflectorBackoffReset))):
+	}
 }
 
 // reset brings a pristine fleet back after a storm it did not recover
@@ -482,6 +510,7 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 		profiling.Wait()
 	}
 	run.Window = end.Sub(start)
+	f.calm = time.Now()
 	run.Recovery = Summarize(times)
 	run.Propagated, run.Aggregated, run.Searched = Summarize(st.propagated), Summarize(st.aggregated), Summarize(st.searched)
 	run.CPU, run.PeakRSS = meter.CPU(), meter.PeakRSS

@@ -151,6 +151,9 @@ func ratio(p, w time.Duration) string {
 	if p == 0 {
 		return "patched instant"
 	}
+	if p > w {
+		return fmt.Sprintf("patched %.1f× slower, %s more", float64(p)/float64(w), FormatDuration(p-w))
+	}
 	return fmt.Sprintf("%.1f× faster, %s less", float64(w)/float64(p), FormatDuration(w-p))
 }
 
