@@ -167,23 +167,34 @@ func TestScale(t *testing.T) {
 		t.Logf("scale report: %s", filepath.Join(out, "scale.md"))
 	})
 	top := slices.Max(ks)
+	// Both builds' fleets of one K run side by side, but only one
+	// measures at a time (measuring): the patched fleet's quiet spells
+	// (see quiet) are when the pristine one runs its storms, so a K
+	// costs the patched fleet's time instead of the sum of both. The
+	// other fleet is idle and healthy meanwhile (a pristine fleet is
+	// reset before it lets go).
+	var measuring, reporting sync.Mutex
 	for _, k := range ks {
 		begin := time.Now()
-		for _, b := range []karmadacp.Build{karmadacp.Patched, karmadacp.Pristine} {
-			t.Run(fmt.Sprintf("K=%d/%s", k, b), func(t *testing.T) {
-				f := startFleet(t, k, b, targets[b], etcd, apiServer)
-				f.timeout = timeout
-				f.profileDir = ""
-				if b == karmadacp.Patched && k == top {
-					f.profileDir = filepath.Join(out, "scale")
-				}
-				rep.Planes = append(rep.Planes, f.plane)
-				runs := f.storms(t)
-				rep.Runs = append(rep.Runs, runs...)
-				rep.Profiles = append(rep.Profiles, f.profiles...)
-				f.keepLogs(t, filepath.Join(out, "scale", "logs", fmt.Sprintf("K%d-%s", k, b)))
-			})
-		}
+		t.Run(fmt.Sprintf("K=%d", k), func(t *testing.T) {
+			for _, b := range []karmadacp.Build{karmadacp.Patched, karmadacp.Pristine} {
+				t.Run(string(b), func(t *testing.T) {
+					t.Parallel()
+					f := startFleet(t, k, b, targets[b], etcd, apiServer, &measuring)
+					f.timeout = timeout
+					if b == karmadacp.Patched && k == top {
+						f.profileDir = filepath.Join(out, "scale")
+					}
+					runs := f.storms(t)
+					f.keepLogs(t, filepath.Join(out, "scale", "logs", fmt.Sprintf("K%d-%s", k, b)))
+					reporting.Lock()
+					defer reporting.Unlock()
+					rep.Planes = append(rep.Planes, f.plane)
+					rep.Runs = append(rep.Runs, runs...)
+					rep.Profiles = append(rep.Profiles, f.profiles...)
+				})
+			}
+		})
 		rep.Wall[k] = time.Since(begin)
 		if err := write(); err != nil {
 			t.Errorf("writing the scale report: %v", err)
@@ -205,6 +216,8 @@ type fleet struct {
 	pprof    string // host:port of the controller-manager's pprof
 	// calm is when the last disturbance ended (quiet).
 	calm time.Time
+	// measuring is held by whichever fleet is setting up or in a storm.
+	measuring *sync.Mutex
 
 	plane      Plane
 	profileDir string
@@ -217,10 +230,10 @@ type cluster struct {
 	server   int
 }
 
-func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target, etcd, apiServer string) *fleet {
+func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target, etcd, apiServer string, measuring *sync.Mutex) *fleet {
 	ctx := t.Context()
 	begin := time.Now()
-	f := &fleet{k: k, build: b}
+	f := &fleet{k: k, build: b, measuring: measuring}
 	dir := t.TempDir()
 	opts := karmadacp.Options{
 		Name: "scale-" + string(b), Tree: target.Tree, Binaries: target.Binaries,
@@ -294,7 +307,10 @@ func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target,
 	}
 	f.plane = Plane{K: k, Build: variantOf(b), Setup: time.Since(begin)}
 	f.calm = time.Now()
-	// Idle a few status periods, then average a few readings.
+	// Idle a few status periods, then average a few readings, while
+	// the other fleet is not measuring either.
+	measuring.Lock()
+	defer measuring.Unlock()
 	time.Sleep(settle)
 	var sum int64
 	const readings = 5
@@ -354,15 +370,26 @@ func (f *fleet) storms(t *testing.T) []Run {
 		// is compared on is its relists, not its time.
 		for _, s := range []Storm{OnTime, LateSecret, Control} {
 			f.quiet(t)
+			f.measuring.Lock()
 			runs = append(runs, f.storm(t, s, Patched))
+			f.measuring.Unlock()
 		}
 		return runs
 	}
-	runs = append(runs, f.storm(t, Control, Pristine))
+	// One storm at a time (with the reset that follows a pristine one),
+	// so the patched fleet can take its turn in between.
+	locked := func(fn func()) {
+		f.measuring.Lock()
+		defer f.measuring.Unlock()
+		fn()
+	}
+	locked(func() { runs = append(runs, f.storm(t, Control, Pristine)) })
 	for _, s := range []Storm{OnTime, LateSecret} {
-		runs = append(runs, f.storm(t, s, Pristine))
-		f.reset(t)
-		runs = append(runs, f.storm(t, s, Restart))
+		locked(func() {
+			runs = append(runs, f.storm(t, s, Pristine))
+			f.reset(t)
+		})
+		locked(func() { runs = append(runs, f.storm(t, s, Restart)) })
 	}
 	return runs
 }
