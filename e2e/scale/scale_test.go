@@ -625,8 +625,13 @@ func (f *fleet) awaitStages(ctx context.Context, round int, t0 func(ns string) t
 	}
 	for {
 		now := time.Now()
-		for _, server := range f.servers {
-			for _, ns := range f.standInStatus(ctx, server, want) {
+		landed := make([][]string, len(f.servers))
+		_ = Parallel(len(f.servers), len(f.servers), func(i int) error {
+			landed[i] = f.standInStatus(ctx, f.servers[i], want)
+			return nil
+		})
+		for _, nss := range landed {
+			for _, ns := range nss {
 				first(propagated, ns, now)
 			}
 		}
@@ -696,19 +701,25 @@ func (f *fleet) standInStatus(ctx context.Context, server *controlplane.Cluster,
 		return nil
 	}
 	var landed []string
+	var pending []*appsv1.Deployment
 	for i := range list.Items {
 		d := &list.Items[i]
 		if d.Spec.Template.Annotations[roundAnnotation] != want {
 			continue
 		}
 		landed = append(landed, d.Namespace)
-		if d.Status.ObservedGeneration == d.Generation {
-			continue
+		if d.Status.ObservedGeneration != d.Generation {
+			pending = append(pending, d)
 		}
+	}
+	// In parallel, so that a poll stays well under a second at K = 100.
+	_ = Parallel(len(pending), bumpParallel, func(i int) error {
+		d := pending[i]
 		d.Status = ekcp.ReadyStatus(d)
 		// A conflict (Karmada updating the object) is retried next poll.
 		_, _ = server.Kubernetes().AppsV1().Deployments(d.Namespace).UpdateStatus(ctx, d, metav1.UpdateOptions{})
-	}
+		return nil
+	})
 	return landed
 }
 
