@@ -123,3 +123,21 @@ func (m *Meter) CPU() time.Duration {
 	}
 	return sum
 }
+
+// LoadAverage is the 1-minute load average from /proc/loadavg.
+func LoadAverage() (float64, error) {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, err
+	}
+	return ParseLoadAverage(data)
+}
+
+// ParseLoadAverage reads the first field of /proc/loadavg.
+func ParseLoadAverage(data []byte) (float64, error) {
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0, fmt.Errorf("empty /proc/loadavg")
+	}
+	return strconv.ParseFloat(fields[0], 64)
+}

@@ -62,3 +62,13 @@ func TestMeterFollowsRestarts(t *testing.T) {
 		t.Errorf("an empty meter spent %v", empty.CPU())
 	}
 }
+
+func TestParseLoadAverage(t *testing.T) {
+	got, err := ParseLoadAverage([]byte("23.09 12.84 8.68 5/1021 4242\n"))
+	if err != nil || got != 23.09 {
+		t.Errorf("ParseLoadAverage = %v, %v", got, err)
+	}
+	if _, err := ParseLoadAverage(nil); err == nil {
+		t.Error("an empty loadavg gave no error")
+	}
+}

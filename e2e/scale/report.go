@@ -103,6 +103,10 @@ type Run struct {
 	// process of it, for the restart workaround).
 	CPU     time.Duration `json:"cpu"`
 	PeakRSS int64         `json:"peakRSS"`
+	// Load is the machine's 1-minute load average when the storm began:
+	// the machine is shared, and the times are only as good as it was
+	// idle.
+	Load float64 `json:"load"`
 	Notes   []string      `json:"notes,omitempty"`
 }
 
@@ -340,6 +344,7 @@ func (r *Report) table(b *strings.Builder, k int, s Storm) {
 	}
 	row("controller-manager CPU over the window", func(r Run) string { return formatSeconds(r.CPU.Seconds()) })
 	row("controller-manager peak RSS", func(r Run) string { return mib(r.PeakRSS) })
+	row("machine load at the start (1-min average, 2 cores)", func(r Run) string { return strconv.FormatFloat(r.Load, 'f', 1, 64) })
 	for _, run := range runs {
 		for _, n := range run.Notes {
 			fmt.Fprintf(b, "\n%s: %s\n", run.Variant, n)

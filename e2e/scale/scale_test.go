@@ -467,6 +467,7 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 	var mu sync.Mutex
 	t0 := map[string]time.Time{}
 	setT0 := func(ns string, at time.Time) { mu.Lock(); t0[ns] = at; mu.Unlock() }
+	run.Load, _ = LoadAverage()
 	start := time.Now()
 	var profiling sync.WaitGroup
 	if f.profileDir != "" && s == OnTime && v == Patched {
