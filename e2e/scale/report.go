@@ -106,8 +106,8 @@ type Run struct {
 	// Load is the machine's 1-minute load average when the storm began:
 	// the machine is shared, and the times are only as good as it was
 	// idle.
-	Load float64 `json:"load"`
-	Notes   []string      `json:"notes,omitempty"`
+	Load  float64  `json:"load"`
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Plane is what one control plane showed before its storms.
