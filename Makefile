@@ -38,9 +38,10 @@ fmt-check: ## Fail if any Go file is not gofmt-clean.
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 .PHONY: vet
-vet: ## Run go vet on every package, e2e-tagged test files included.
+vet: ## Run go vet on every package, e2e- and scale-tagged test files included.
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags e2e $(E2E_PKGS) ./internal/charts/
+	$(GO) vet -tags scale ./e2e/scale/
 
 .PHONY: lint-workflows
 lint-workflows: ## actionlint (rhysd/actionlint, built once into .cache/tools) on .github/workflows/.
@@ -184,6 +185,21 @@ E2E_KARMADA_CP_PKGS := ./e2e/karmadacp/ ./internal/karmadacp/
 e2e-karmada-cp: e2e-binaries ## Only the suite on a real Karmada control plane (aggregated API server, webhook, scheduler, controller-manager, search, metrics-adapter; part of e2e); report merged into _output/reports/e2e.md|json.
 	rc=0; $(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_KARMADA_CP_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report $(E2E_REPORT_FLAGS) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
+
+# --- scale: a rotation storm across K members (e2e/scale) ------------------
+
+# Fleet sizes (comma-separated) and each storm's wait for recovery;
+# MERGE=1 keeps the other fleet sizes of the report already there. It
+# builds the Karmada binaries e2e-binaries builds (not the worker's).
+K ?= 10,50,100
+SCALE_TIMEOUT ?= 60s
+MERGE ?=
+
+.PHONY: scale
+scale: ## Rotation storm across K member clusters (not part of test): make scale [K=10,50,100] [SCALE_TIMEOUT=60s] [MERGE=1]; report in _output/reports/scale.md|json, profiles in _output/reports/scale/; see docs/scale.md.
+	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES)
+	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES) --pristine
+	SCALE_K=$(K) SCALE_TIMEOUT=$(SCALE_TIMEOUT) SCALE_MERGE=$(MERGE) $(GO) test -tags scale -count=1 -timeout 180m -run '^TestScale$$' -v ./e2e/scale/
 
 # --- images (internal/image, images/) ---------------------------------------
 

@@ -45,15 +45,39 @@ func (cp *ControlPlane) MemberCredential(ctx context.Context, c Component, clust
 // scrapeMemberCredential is MemberCredential for one URL; admin and ca are
 // read only for https.
 func scrapeMemberCredential(ctx context.Context, u, cluster string, admin *rest.Config, ca []byte) (membercredmetrics.MemberCredential, bool, error) {
-	client, err := metricsClient(u, admin, ca)
-	if err != nil {
-		return membercredmetrics.MemberCredential{}, false, err
-	}
-	m, err := membercredmetrics.Scrape(ctx, client, u)
+	m, err := scrapeMetrics(ctx, u, admin, ca)
 	if err != nil {
 		return membercredmetrics.MemberCredential{}, false, err
 	}
 	return m.MemberCredential(cluster), m.HasMemberCredential(cluster), nil
+}
+
+// Metrics scrapes component c's /metrics once, as MemberCredential does,
+// for a caller that reads many members' counters: one scrape instead of
+// one per member (the scale scenario reads a hundred). A component with
+// no metrics URL gives nil and no error.
+func (cp *ControlPlane) Metrics(ctx context.Context, c Component) (membercredmetrics.Metrics, error) {
+	u := cp.MetricsURL(c)
+	if u == "" {
+		return nil, nil
+	}
+	var admin *rest.Config
+	if parsed, err := url.Parse(u); err == nil && parsed.Scheme == "https" {
+		admin = cp.API.AdminConfig()
+	}
+	m, err := scrapeMetrics(ctx, u, admin, cp.pki.caCert)
+	if err != nil {
+		return nil, fmt.Errorf("%s of control plane %s: scraping %s: %w", c, cp.opts.Name, u, err)
+	}
+	return m, nil
+}
+
+func scrapeMetrics(ctx context.Context, u string, admin *rest.Config, ca []byte) (membercredmetrics.Metrics, error) {
+	client, err := metricsClient(u, admin, ca)
+	if err != nil {
+		return nil, err
+	}
+	return membercredmetrics.Scrape(ctx, client, u)
 }
 
 // metricsClient is the client for metrics endpoint u: the default one for

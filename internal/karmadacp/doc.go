@@ -22,7 +22,10 @@
 //
 // JoinPush joins a member cluster (another internal/controlplane cluster)
 // as `karmadactl join` does, and Member.Rotate rotates its credential as an
-// operator would. ControlPlane.MemberCredential reads one component's
+// operator would (Member.PrepareRotation splits it, for a storm that
+// rotates many members at once). ControlPlane.Restart restarts one of the
+// Shipped components, the workaround operators use for a rotated member
+// credential. ControlPlane.MemberCredential reads one component's
 // membercred counters for one member from its metrics endpoint
 // (internal/membercredmetrics), over TLS with the admin's credential for the
 // aggregated servers' secure ports. MemberMetrics is a stand-in for a member's metrics-server

@@ -267,22 +267,57 @@ func (m *Member) Replace(ctx context.Context) (Rotation, error) {
 }
 
 func (m *Member) replace(ctx context.Context, write func(context.Context, string) error) (Rotation, error) {
-	m.rotations++
-	r := Rotation{From: m.account, To: fmt.Sprintf("karmada-%s-rotated-%d", m.Name, m.rotations)}
-	what := fmt.Sprintf("rotating member cluster %s's credential from ServiceAccount %s to %s", m.Name, r.From, r.To)
-	if err := m.grant(ctx, r.To); err != nil {
-		return r, fmt.Errorf("%s: %w", what, err)
-	}
-	token, err := m.API.ServiceAccountToken(ctx, ClusterNamespace, r.To, memberTokenTTL)
+	p, err := m.PrepareRotation(ctx)
 	if err != nil {
-		return r, fmt.Errorf("%s: %w", what, err)
+		return p.r, err
 	}
-	if err := write(ctx, token); err != nil {
-		return r, fmt.Errorf("%s: %w", what, err)
+	return p.commit(ctx, write)
+}
+
+// PendingRotation is the first half of Replace: the new ServiceAccount
+// with the join's permissions and its token, not yet in the Secret. A
+// scenario that rotates many members at once prepares them all first, so
+// that the storm itself is only the Secret writes and revocations.
+type PendingRotation struct {
+	m     *Member
+	r     Rotation
+	token string
+}
+
+// PrepareRotation grants a new ServiceAccount on the member and mints its
+// token; Write puts it in the Secret. Prepare and write one rotation at a
+// time per member.
+func (m *Member) PrepareRotation(ctx context.Context) (*PendingRotation, error) {
+	m.rotations++
+	p := &PendingRotation{m: m, r: Rotation{From: m.account, To: fmt.Sprintf("karmada-%s-rotated-%d", m.Name, m.rotations)}}
+	if err := m.grant(ctx, p.r.To); err != nil {
+		return p, fmt.Errorf("%s: %w", p.what(), err)
 	}
-	r.Written = time.Now()
-	m.account, m.token = r.To, token
-	return r, nil
+	token, err := m.API.ServiceAccountToken(ctx, ClusterNamespace, p.r.To, memberTokenTTL)
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", p.what(), err)
+	}
+	p.token = token
+	return p, nil
+}
+
+// Write puts the prepared token into the member's Secret (WriteToken);
+// from then on it is the member's credential.
+func (p *PendingRotation) Write(ctx context.Context) (Rotation, error) {
+	return p.commit(ctx, p.m.WriteToken)
+}
+
+func (p *PendingRotation) what() string {
+	return fmt.Sprintf("rotating member cluster %s's credential from ServiceAccount %s to %s", p.m.Name, p.r.From, p.r.To)
+}
+
+func (p *PendingRotation) commit(ctx context.Context, write func(context.Context, string) error) (Rotation, error) {
+	if err := write(ctx, p.token); err != nil {
+		return p.r, fmt.Errorf("%s: %w", p.what(), err)
+	}
+	p.r.Written = time.Now()
+	p.m.account, p.m.token = p.r.To, p.token
+	return p.r, nil
 }
 
 // Revoke revokes the member's current ServiceAccount (deleted and created

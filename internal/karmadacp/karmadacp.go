@@ -516,6 +516,39 @@ func (cp *ControlPlane) StartTimes() map[Component]time.Duration {
 	return out
 }
 
+// Restart stops component c as a rollout restart would (SIGTERM, then
+// SIGKILL after stopGrace) and starts it again as Start did, on new ports,
+// so that every client it holds is built afresh: the workaround operators
+// use for a rotated member credential. Only the components that hold
+// member clients can be restarted (Shipped); the controller-manager gets a
+// new token of its own ServiceAccount.
+func (cp *ControlPlane) Restart(ctx context.Context, c Component) error {
+	if !slices.Contains(cp.opts.Running(), c) {
+		return fmt.Errorf("karmada control plane %s: restarting %s: not running", cp.opts.Name, c)
+	}
+	p := cp.Process(c)
+	if p == nil {
+		return fmt.Errorf("karmada control plane %s: restarting %s: never started", cp.opts.Name, c)
+	}
+	_ = p.Stop(stopGrace)
+	admin := cp.API.AdminKubeconfig()
+	var err error
+	switch c {
+	case ControllerManager:
+		err = cp.startControllerManager(ctx)
+	case Search:
+		err = cp.startSearch(ctx, admin)
+	case MetricsAdapter:
+		err = cp.startMetricsAdapter(ctx, admin)
+	default:
+		return fmt.Errorf("karmada control plane %s: restarting %s: only %v can be restarted", cp.opts.Name, c, Shipped)
+	}
+	if err != nil {
+		return fmt.Errorf("karmada control plane %s: restarting %s: %w", cp.opts.Name, c, err)
+	}
+	return nil
+}
+
 // CAData is the PEM of the CA that signed the aggregated API server's and
 // the webhook's serving certificates.
 func (cp *ControlPlane) CAData() []byte { return append([]byte(nil), cp.pki.caCert...) }

@@ -1,0 +1,138 @@
+package scale
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/holdfast-dist/holdfast/internal/controlplane"
+)
+
+// Requests counts what an API server's audit log shows in a window.
+type Requests struct {
+	// Total is every request counted (one per audit ID: a watch logs
+	// ResponseStarted and ResponseComplete).
+	Total int `json:"total"`
+	// ByVerb counts them by the audit verb (get, list, watch, create,
+	// update, patch, delete...).
+	ByVerb map[string]int `json:"byVerb"`
+	// Lists are the list calls: relists, each a full read of a resource
+	// (a watch's initial list included).
+	Lists int `json:"lists"`
+	// Unauthorized are the requests answered 401.
+	Unauthorized int `json:"unauthorized"`
+	// ByAgent counts them by the first word of the user agent, the
+	// component that sent them.
+	ByAgent map[string]int `json:"byAgent"`
+	// ByCall counts them by "<agent> <verb> <resource>", for reading
+	// where a difference comes from.
+	ByCall map[string]int `json:"byCall"`
+}
+
+// Agent is the component a user agent names: client-go's default agent
+// is "<binary>/<version> (<os>/<arch>) kubernetes/<commit>", and a
+// component that sets its own starts with its name as well.
+func Agent(userAgent string) string {
+	a, _, _ := strings.Cut(userAgent, " ")
+	a, _, _ = strings.Cut(a, "/")
+	if a == "" {
+		return "(none)"
+	}
+	return a
+}
+
+// CountRequests counts events received in [from, to] whose sender
+// (Agent) is not in exclude: the harness's own requests and the API
+// server's loopback client are not what the fleet costs.
+func CountRequests(events []controlplane.AuditEvent, from, to time.Time, exclude ...string) Requests {
+	r := Requests{ByVerb: map[string]int{}, ByAgent: map[string]int{}, ByCall: map[string]int{}}
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.RequestReceived.Before(from) || e.RequestReceived.After(to) {
+			continue
+		}
+		if e.AuditID != "" {
+			if seen[e.AuditID] {
+				continue
+			}
+			seen[e.AuditID] = true
+		}
+		agent := Agent(e.UserAgent)
+		if slices.Contains(exclude, agent) {
+			continue
+		}
+		r.Total++
+		r.ByVerb[e.Verb]++
+		r.ByAgent[agent]++
+		resource := "(non-resource)"
+		if e.ObjectRef != nil {
+			resource = e.ObjectRef.Resource
+			if e.ObjectRef.Subresource != "" {
+				resource += "/" + e.ObjectRef.Subresource
+			}
+		}
+		r.ByCall[agent+" "+e.Verb+" "+resource]++
+		if e.Verb == "list" {
+			r.Lists++
+		}
+		if e.ResponseStatus.Code == 401 {
+			r.Unauthorized++
+		}
+	}
+	return r
+}
+
+// Add sums two counts (the members' audit logs into one).
+func (r Requests) Add(o Requests) Requests {
+	sum := Requests{
+		Total: r.Total + o.Total, Lists: r.Lists + o.Lists, Unauthorized: r.Unauthorized + o.Unauthorized,
+		ByVerb: maps.Clone(r.ByVerb), ByAgent: maps.Clone(r.ByAgent), ByCall: maps.Clone(r.ByCall),
+	}
+	if sum.ByVerb == nil {
+		sum.ByVerb = map[string]int{}
+	}
+	if sum.ByAgent == nil {
+		sum.ByAgent = map[string]int{}
+	}
+	if sum.ByCall == nil {
+		sum.ByCall = map[string]int{}
+	}
+	for k, v := range o.ByCall {
+		sum.ByCall[k] += v
+	}
+	for k, v := range o.ByVerb {
+		sum.ByVerb[k] += v
+	}
+	for k, v := range o.ByAgent {
+		sum.ByAgent[k] += v
+	}
+	return sum
+}
+
+// SecretReads counts, per Secret name, the get, list and watch requests
+// user sent for Secrets in namespace during [from, to]: the member
+// credential reads as karmada-apiserver saw them.
+func SecretReads(events []controlplane.AuditEvent, user, namespace string, from, to time.Time) map[string]int {
+	out := map[string]int{}
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.RequestReceived.Before(from) || e.RequestReceived.After(to) || e.User.Username != user {
+			continue
+		}
+		if e.ObjectRef == nil || e.ObjectRef.Resource != "secrets" || e.ObjectRef.Namespace != namespace {
+			continue
+		}
+		if e.AuditID != "" {
+			if seen[e.AuditID] {
+				continue
+			}
+			seen[e.AuditID] = true
+		}
+		switch e.Verb {
+		case "get", "list", "watch":
+			out[e.ObjectRef.Name]++
+		}
+	}
+	return out
+}

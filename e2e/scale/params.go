@@ -1,0 +1,55 @@
+package scale
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// ParseKs reads `make scale K=10,50,100`: fleet sizes, comma-separated,
+// each at least 1, kept in the order given.
+func ParseKs(s string) ([]int, error) {
+	var ks []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		k, err := strconv.Atoi(f)
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("fleet size %q: want a positive integer", f)
+		}
+		ks = append(ks, k)
+	}
+	if len(ks) == 0 {
+		return nil, fmt.Errorf("no fleet size in %q", s)
+	}
+	return ks, nil
+}
+
+// APIServers is how many member kube-apiservers carry K Clusters: a few,
+// the same for every K past the smallest, so that the curve over K is the
+// Clusters' cost and not the servers'.
+func APIServers(k int) int { return min(k, 3) }
+
+// Parallel runs f(0..n-1) with at most limit at a time and returns every
+// error joined. It stands in for errgroup, which holdfast does not
+// require directly.
+func Parallel(n, limit int, f func(i int) error) error {
+	sem := make(chan struct{}, max(limit, 1))
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

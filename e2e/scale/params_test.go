@@ -1,0 +1,56 @@
+package scale
+
+import (
+	"errors"
+	"slices"
+	"sync/atomic"
+	"testing"
+)
+
+func TestParseKs(t *testing.T) {
+	got, err := ParseKs("10, 50,100,")
+	if err != nil || !slices.Equal(got, []int{10, 50, 100}) {
+		t.Errorf("ParseKs = %v, %v", got, err)
+	}
+	for _, bad := range []string{"", ",", "0", "-3", "ten", "10,x"} {
+		if _, err := ParseKs(bad); err == nil {
+			t.Errorf("ParseKs(%q) gave no error", bad)
+		}
+	}
+}
+
+func TestAPIServers(t *testing.T) {
+	for k, want := range map[int]int{1: 1, 2: 2, 3: 3, 10: 3, 100: 3} {
+		if got := APIServers(k); got != want {
+			t.Errorf("APIServers(%d) = %d, want %d", k, got, want)
+		}
+	}
+}
+
+func TestParallelBoundsAndJoins(t *testing.T) {
+	var running, peak atomic.Int32
+	errBoom := errors.New("boom")
+	err := Parallel(20, 3, func(i int) error {
+		n := running.Add(1)
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				break
+			}
+		}
+		defer running.Add(-1)
+		if i == 7 {
+			return errBoom
+		}
+		return nil
+	})
+	if !errors.Is(err, errBoom) {
+		t.Errorf("Parallel lost the error: %v", err)
+	}
+	if peak.Load() > 3 {
+		t.Errorf("%d ran at once, limit 3", peak.Load())
+	}
+	if err := Parallel(0, 3, func(int) error { return errBoom }); err != nil {
+		t.Errorf("Parallel of nothing: %v", err)
+	}
+}

@@ -1,0 +1,143 @@
+package scale
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clockTicks is the unit of utime and stime in /proc/<pid>/stat
+// (sysconf(_SC_CLK_TCK)): 100 on every Linux architecture Go supports,
+// and reading it would take cgo.
+const clockTicks = 100
+
+// ProcSample is one reading of a process's resident memory and CPU time.
+type ProcSample struct {
+	RSS int64         // bytes (VmRSS)
+	CPU time.Duration // user + system
+}
+
+// ReadProc reads pid's /proc status and stat.
+func ReadProc(pid int) (ProcSample, error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return ProcSample{}, err
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ProcSample{}, err
+	}
+	rss, err := ParseRSS(status)
+	if err != nil {
+		return ProcSample{}, fmt.Errorf("/proc/%d/status: %w", pid, err)
+	}
+	cpu, err := ParseCPU(stat)
+	if err != nil {
+		return ProcSample{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return ProcSample{RSS: rss, CPU: cpu}, nil
+}
+
+// ParseRSS reads VmRSS (kB) from /proc/<pid>/status.
+func ParseRSS(status []byte) (int64, error) {
+	for _, line := range strings.Split(string(status), "\n") {
+		rest, ok := strings.CutPrefix(line, "VmRSS:")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) != 2 || fields[1] != "kB" {
+			return 0, fmt.Errorf("VmRSS line %q: want <n> kB", line)
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("VmRSS line %q: %w", line, err)
+		}
+		return kb * 1024, nil
+	}
+	return 0, fmt.Errorf("no VmRSS line (a zombie has none)")
+}
+
+// ParseCPU reads utime + stime from /proc/<pid>/stat. The command name,
+// field 2, is in parentheses and may hold spaces or parentheses itself, so
+// fields are counted from the last ')'.
+func ParseCPU(stat []byte) (time.Duration, error) {
+	end := bytes.LastIndexByte(stat, ')')
+	if end < 0 {
+		return 0, fmt.Errorf("no command name in %q", stat)
+	}
+	// After ')': state is field 3, so utime (14) and stime (15) are the
+	// 12th and 13th.
+	fields := strings.Fields(string(stat[end+1:]))
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("%d fields after the command name, want at least 13", len(fields))
+	}
+	var ticks int64
+	for _, f := range fields[11:13] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("cpu time field %q: %w", f, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / clockTicks, nil
+}
+
+// Meter follows one component across restarts (each a new pid) over a
+// window: the CPU time it spent and the largest RSS seen.
+type Meter struct {
+	// first and last CPU time seen per pid; a pid first seen after the
+	// window began counts from zero, since it was started inside it.
+	first, last map[int]time.Duration
+	started     bool
+	PeakRSS     int64
+	Samples     int
+}
+
+// Add records a sample of pid. The first call opens the window.
+func (m *Meter) Add(pid int, s ProcSample) {
+	if m.first == nil {
+		m.first, m.last = map[int]time.Duration{}, map[int]time.Duration{}
+	}
+	if _, seen := m.first[pid]; !seen {
+		if m.started {
+			m.first[pid] = 0
+		} else {
+			m.first[pid] = s.CPU
+		}
+	}
+	m.started = true
+	m.last[pid] = s.CPU
+	m.PeakRSS = max(m.PeakRSS, s.RSS)
+	m.Samples++
+}
+
+// CPU is the CPU time spent in the window by every pid seen.
+func (m *Meter) CPU() time.Duration {
+	var sum time.Duration
+	for pid, last := range m.last {
+		sum += last - m.first[pid]
+	}
+	return sum
+}
+
+// LoadAverage is the 1-minute load average from /proc/loadavg.
+func LoadAverage() (float64, error) {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, err
+	}
+	return ParseLoadAverage(data)
+}
+
+// ParseLoadAverage reads the first field of /proc/loadavg.
+func ParseLoadAverage(data []byte) (float64, error) {
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0, fmt.Errorf("empty /proc/loadavg")
+	}
+	return strconv.ParseFloat(fields[0], 64)
+}

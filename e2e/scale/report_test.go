@@ -1,0 +1,190 @@
+package scale
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func run(k int, s Storm, v Variant, p99 time.Duration, requests, lists int, cm Credentials) Run {
+	return Run{
+		K: k, APIServers: 3, Storm: s, Variant: v, Timeout: time.Minute,
+		Recovery:    Summary{Members: k, Recovered: k, P50: p99 / 2, P99: p99, Max: p99},
+		Members:     Requests{Total: requests, Lists: lists, ByVerb: map[string]int{"get": requests - lists, "list": lists}},
+		Credentials: []Credentials{cm},
+	}
+}
+
+func once(k int) Credentials {
+	return Credentials{Component: ControllerManager, Served: true, ReadsMin: 1, ReadsMax: 1, MembersRead1: k}
+}
+
+// goodReport meets every target: patched recovers within a status period
+// + 2 s, reads each Secret once, relists no more than the control, beats
+// the restart workaround and grows linearly.
+func goodReport() *Report {
+	r := &Report{StatusPeriod: 2 * time.Second, Ks: []int{10, 50}, Wall: map[int]time.Duration{10: time.Minute}}
+	for _, k := range r.Ks {
+		r.Planes = append(r.Planes, Plane{K: k, Build: Pristine, SteadyRSS: 100 << 20}, Plane{K: k, Build: Patched, SteadyRSS: 102 << 20})
+		r.Runs = append(r.Runs,
+			run(k, Control, Patched, time.Second, 100, 20, Credentials{Component: ControllerManager, Served: true}),
+			run(k, OnTime, Patched, 3*time.Second, 300, 20, once(k)),
+			run(k, OnTime, Restart, 8*time.Second, 900, 200, Credentials{Component: ControllerManager}),
+			func() Run {
+				p := run(k, OnTime, Pristine, 0, 1000, 400, Credentials{Component: ControllerManager})
+				p.Recovery = Summarize([]time.Duration{NotRecovered})
+				return p
+			}(),
+		)
+	}
+	return r
+}
+
+func verdict(t *testing.T, r *Report, prefix string) Verdict {
+	t.Helper()
+	for _, v := range r.Verdicts {
+		if strings.HasPrefix(v.Target, prefix) {
+			return v
+		}
+	}
+	t.Fatalf("no verdict %q in %+v", prefix, r.Verdicts)
+	return Verdict{}
+}
+
+func TestJudgeMet(t *testing.T) {
+	r := goodReport()
+	r.Judge()
+	for _, v := range r.Verdicts {
+		if !v.Met {
+			t.Errorf("%s: missed (%s), want met", v.Target, v.Detail)
+		}
+	}
+	if d := verdict(t, r, "patched: p99").Detail; !strings.Contains(d, "K = 50 (the issue asks K = 100") {
+		t.Errorf("the verdict must say which K stood for 100: %s", d)
+	}
+	if d := verdict(t, r, "patched beats pristine+restart on p99 recovery (on-time)").Detail; !strings.Contains(d, "K=10: 3.0 s vs 8.0 s (2.7× faster, 5.0 s less)") {
+		t.Errorf("by how much: %s", d)
+	}
+}
+
+func TestJudgeMissed(t *testing.T) {
+	for _, tc := range []struct {
+		target string
+		spoil  func(r *Report)
+	}{
+		{"patched: p99", func(r *Report) { r.Runs[5].Recovery.P99 = 4500 * time.Millisecond }},
+		{"patched: p99", func(r *Report) { r.Runs[5].Recovery.Recovered-- }},
+		{"patched: exactly one Secret read", func(r *Report) { r.Runs[5].Credentials[0].ReadsMax = 2 }},
+		{"patched: exactly one Secret read", func(r *Report) { r.Runs[5].Credentials[0] = Credentials{Component: ControllerManager} }},
+		{"patched: no relist", func(r *Report) { r.Runs[5].Members.Lists = 23 }},
+		{"patched: 0 persisted", func(r *Report) { r.Runs[1].Credentials[0].Persisted = 1 }},
+		{"patched: controller-manager steady-state RSS", func(r *Report) { r.Planes[3].SteadyRSS = 106 << 20 }},
+		{"patched beats pristine+restart on p99 recovery (on-time)", func(r *Report) { r.Runs[2].Recovery.P99 = 2 * time.Second }},
+		{"patched beats pristine+restart on member requests (on-time)", func(r *Report) { r.Runs[1].Members.Total = 900 }},
+		{"patched: recovery time grows no worse than linearly", func(r *Report) { r.Runs[5].Recovery.P99 = NotRecovered }},
+		// 3 s at K=10 allows 15 s + one period at K=50.
+		{"patched: recovery time grows no worse than linearly", func(r *Report) { r.Runs[5].Recovery.P99 = 18 * time.Second }},
+	} {
+		r := goodReport()
+		tc.spoil(r)
+		r.Judge()
+		if v := verdict(t, r, tc.target); v.Met {
+			t.Errorf("%s: met (%s), want missed", tc.target, v.Detail)
+		}
+	}
+	// The late-secret storm's persisted 401s are counted apart.
+	r := goodReport()
+	late := run(50, LateSecret, Patched, 9*time.Second, 400, 30, Credentials{Component: ControllerManager, Served: true, Persisted: 7})
+	r.Runs = append(r.Runs, late)
+	r.Judge()
+	if v := verdict(t, r, "patched: 0 persisted"); !v.Met || !strings.Contains(v.Detail, "late-secret storm's 7") {
+		t.Errorf("late-secret persisted 401s: %+v", v)
+	}
+	r = goodReport()
+	r.Runs[2].Recovery.P99 = 2 * time.Second
+	r.Judge()
+	if d := verdict(t, r, "patched beats pristine+restart on p99 recovery (on-time)").Detail; !strings.Contains(d, "K=10: 3.0 s vs 2.0 s (patched 1.5× slower, 1.0 s more)") {
+		t.Errorf("a slower patched build must read as slower: %s", d)
+	}
+	one := &Report{StatusPeriod: 2 * time.Second, Ks: []int{10}}
+	one.Judge()
+	if v := verdict(t, one, "patched: recovery time grows"); v.Met {
+		t.Errorf("one K makes no curve: %+v", v)
+	}
+}
+
+func TestReportWrite(t *testing.T) {
+	r := goodReport()
+	r.StandIns = []string{"members share kube-apiservers"}
+	r.Profiles = []Profile{{K: 50, Kind: "cpu", File: "cm.pprof", Top: []string{"flat  flat%", "1s 50% runtime.scanobject"}}}
+	r.Judge()
+	dir := t.TempDir()
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "scale.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| patched: p99 recovery ≤ one status period + 2 s | **met** |",
+		"## K = 10 (wall time 1m0s)",
+		"### on-time storm, K = 10 (3 member kube-apiservers)",
+		"| | pristine | pristine+restart | patched |",
+		"| members recovered | 0 / 1 (timeout 60.0 s) | 10 / 10 (timeout 60.0 s) | 10 / 10 (timeout 60.0 s) |",
+		"| recovery p50 / p99 / max | not recovered / not recovered / not recovered | 4.0 s / 8.0 s / 8.0 s | 1.5 s / 3.0 s / 3.0 s |",
+		"| member apiservers: by verb | get 600, list 400 | get 700, list 200 | get 280, list 20 |",
+		"| karmada-controller-manager: Secret re-reads per member (membercred) | n/a | n/a | 1 |",
+		"| 10 | 3.0 s | 8.0 s | 300 ms |",
+		"1s 50% runtime.scanobject",
+		"- members share kube-apiservers",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("scale.md lacks %q:\n%s", want, md)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "scale.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Runs) != len(r.Runs) || back.Runs[1].Recovery.P99 != 3*time.Second || len(back.Verdicts) != len(r.Verdicts) {
+		t.Errorf("scale.json does not round-trip: %+v", back.Runs[1])
+	}
+}
+
+func TestMergeKeepsOtherFleetSizes(t *testing.T) {
+	old := goodReport() // K = 10 and 50
+	old.Profiles = []Profile{{K: 50, Kind: "cpu"}}
+	dir := t.TempDir()
+	if err := old.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadReport(filepath.Join(dir, "scale.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Report{StatusPeriod: 2 * time.Second, Ks: []int{100, 10}, Wall: map[int]time.Duration{100: time.Hour}}
+	r.Runs = []Run{run(100, OnTime, Patched, 4*time.Second, 1, 1, once(100)), run(10, OnTime, Patched, 9*time.Second, 1, 1, once(10))}
+	r.Merge(back)
+	if !slices.Equal(r.Ks, []int{10, 50, 100}) {
+		t.Errorf("Ks = %v", r.Ks)
+	}
+	// K = 10 was measured again: the old K = 10 runs are dropped.
+	if p, _ := r.Find(10, OnTime, Patched); p.Recovery.P99 != 9*time.Second {
+		t.Errorf("K=10 kept the old run: %+v", p.Recovery)
+	}
+	if _, ok := r.Find(50, OnTime, Restart); !ok || len(r.Profiles) != 1 || r.Wall[100] != time.Hour {
+		t.Errorf("K=50 not merged: %d runs, %d profiles, wall %v", len(r.Runs), len(r.Profiles), r.Wall)
+	}
+	if _, err := ReadReport(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("reading a missing report gave no error")
+	}
+}
