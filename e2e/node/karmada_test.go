@@ -111,6 +111,14 @@ func testKarmada(t *testing.T, root string, n *node.Node) {
 			continue
 		}
 		running = append(running, p.Name)
+		// Restarts are allowed (the apiservers start before etcd answers,
+		// as on any cluster) but shown, so a crash loop that ends Ready
+		// is visible in the log.
+		for _, c := range p.Status.ContainerStatuses {
+			if c.RestartCount > 0 {
+				t.Logf("pod %s container %s restarted %d times", p.Name, c.Name, c.RestartCount)
+			}
+		}
 	}
 	sort.Strings(running)
 	sc.Timing("install-to-all-ready", time.Since(begin))
