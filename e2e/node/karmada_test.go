@@ -4,6 +4,7 @@ package node
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -23,6 +24,8 @@ const (
 	// karmadaRelease is the release name the chart's names derive from
 	// (docs/node-images.md lists them for "rel").
 	karmadaRelease = "rel"
+	// etcdHostPath is the chart's etcd data hostPath (default values).
+	etcdHostPath = "/var/lib/karmada-system/karmada-etcd"
 )
 
 // karmadaStandIns are the images the Karmada chart deploys besides
@@ -135,5 +138,11 @@ func testKarmada(t *testing.T, root string, n *node.Node) {
 		}
 	}
 	t.Logf("Running and Ready: %v", running)
+	// etcd writes its member folder at once; on the host the hostPath is
+	// the harness's empty mount point, or etcd's data leaked out of the
+	// node's mount namespace.
+	if entries, err := os.ReadDir(etcdHostPath); err == nil && len(entries) > 0 {
+		sc.Errorf("etcd's hostPath %s has %d entries on the host (want them only in the node's mount namespace), first %s", etcdHostPath, len(entries), entries[0].Name())
+	}
 	sc.PassWithTest()
 }
