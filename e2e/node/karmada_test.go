@@ -37,10 +37,17 @@ var karmadaStandIns = []string{
 }
 
 // karmadaInputs finds holdfast's karmada-controller-manager layout and the
-// Karmada chart, as `holdfast images build --upstream karmada` and `holdfast
-// charts build` leave them.
+// Karmada chart. The layout is `make images`' when there is one (the chart
+// then renders its digest), else `make e2e-node-inputs`' amd64-only build in
+// _output/node-images (the chart then renders the tag: charts build reads
+// _output/images only).
 func karmadaInputs(root string) (layout, chart string, err error) {
-	layouts, _ := filepath.Glob(filepath.Join(root, "_output", "images", "karmada-*", "karmada-controller-manager", "index.json"))
+	var layouts []string
+	for _, dir := range []string{"images", "node-images"} {
+		if layouts, _ = filepath.Glob(filepath.Join(root, "_output", dir, "karmada-*", "karmada-controller-manager", "index.json")); len(layouts) > 0 {
+			break
+		}
+	}
 	charts, _ := filepath.Glob(filepath.Join(root, "_output", "charts", "karmada-*.tgz"))
 	if len(layouts) != 1 || len(charts) != 1 {
 		return "", "", fmt.Errorf("want one karmada-controller-manager image layout and one Karmada chart under _output (make e2e-node-inputs), found %v and %v", layouts, charts)
