@@ -152,4 +152,7 @@ func testKarmada(t *testing.T, root string, n *node.Node) {
 		sc.Errorf("etcd's hostPath %s has %d entries on the host (want them only in the node's mount namespace), first %s", etcdHostPath, len(entries), entries[0].Name())
 	}
 	sc.PassWithTest()
+	if !t.Failed() {
+		t.Run("member-push", func(t *testing.T) { testKarmadaMember(t, n) })
+	}
 }
