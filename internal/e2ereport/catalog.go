@@ -69,6 +69,7 @@ var Catalog = map[string][]Planned{
 	},
 	"karmada-node": {
 		{"helm install of the Karmada chart (host mode): every pod Running and Ready", patchedOnly},
+		{"the deployed chart: a member joined in Push mode is Ready and a propagated ConfigMap reaches it", patchedOnly},
 	},
 	"worker-own-credential": {
 		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},
