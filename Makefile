@@ -156,10 +156,15 @@ node-deps: ## The node suite's runtime: containerd, runc, containernetworking-pl
 	hack/node-deps.sh
 
 # What the node suite installs as users get it: the worker image's OCI
-# layout (both platforms) and the charts that pull it by digest.
+# layout (both platforms) and the charts that pull it by digest. The Karmada
+# scenario's karmada-controller-manager is built for the node's platform
+# only, into its own folder: in _output/images it would make the Karmada
+# images partial, which charts build refuses; the Karmada chart then
+# renders tags.
 .PHONY: e2e-node-inputs
-e2e-node-inputs: ## The node suite's inputs: the worker-operator image (OCI layout) and the charts by digest.
+e2e-node-inputs: ## The node suite's inputs: the worker-operator image (OCI layout), karmada-controller-manager (amd64, _output/node-images) and the charts.
 	$(HOLDFAST) images build --upstream workeroperator
+	$(HOLDFAST) images build --upstream karmada --only karmada-controller-manager --platforms linux/amd64 --out $(OUTPUT_DIR)/node-images
 	$(HOLDFAST) charts build --out $(OUTPUT_DIR)/charts
 
 .PHONY: e2e

@@ -21,6 +21,11 @@
 //     cgroup) running with the uid, CapEff and NoNewPrivs the rendered
 //     securityContext and the image's user imply, read from
 //     /proc/<pid>/status.
+//   - suite "karmada-node": holdfast's Karmada chart (host install mode,
+//     default values) with holdfast's karmada-controller-manager and the
+//     stand-ins of internal/standin for the rest, on cluster DNS
+//     (node.StartDNS): every pod Running and Ready, and etcd's hostPath
+//     kept inside the node's mount namespace.
 //
 // One node serves every scenario (TestNode); scenarios that do not
 // interfere run in parallel on it. The suite needs root and the runtime of

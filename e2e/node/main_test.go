@@ -19,6 +19,8 @@ import (
 const (
 	suiteNode       = "node"
 	suiteWorkerNode = "worker-node"
+	// suiteKarmadaNode is the Karmada chart on the node.
+	suiteKarmadaNode = "karmada-node"
 )
 
 var recorders = map[string]*e2ereport.Recorder{}
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for _, s := range []string{suiteNode, suiteWorkerNode} {
+	for _, s := range []string{suiteNode, suiteWorkerNode, suiteKarmadaNode} {
 		recorders[s] = e2ereport.NewRecorder(root, s)
 	}
 	code := m.Run()
@@ -117,6 +119,7 @@ func TestNode(t *testing.T) {
 		t.Run("kubelet-restart", func(t *testing.T) { t.Parallel(); testKubeletRestart(t, n) })
 		t.Run("unreachable", func(t *testing.T) { t.Parallel(); testUnreachable(t, n) })
 		t.Run("worker", func(t *testing.T) { t.Parallel(); testWorker(t, root, n) })
+		t.Run("karmada", func(t *testing.T) { t.Parallel(); testKarmada(t, root, n) })
 	})
 	stop()
 

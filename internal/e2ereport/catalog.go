@@ -67,6 +67,10 @@ var Catalog = map[string][]Planned{
 		{"helm install, secondary unset: Ready, 5 min with restartCount 0 and no forbidden in its log", patchedOnly},
 		{"drop-in: pristine v1.6.4 image, helm upgrade to holdfast's (defaults), helm rollback: Ready, no restart, securityContext in /proc", patchedOnly},
 	},
+	"karmada-node": {
+		{"helm install of the Karmada chart (host mode): every pod Running and Ready", patchedOnly},
+		{"the deployed chart: a member joined in Push mode is Ready and a propagated ConfigMap reaches it", patchedOnly},
+	},
 	"worker-own-credential": {
 		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},
 		{"one transient 401 (token rotated under the worker) does not make it exit", patchedOnly},

@@ -32,6 +32,11 @@ func (n network) podCIDR() string  { return fmt.Sprintf("198.19.%d.0/25", n.k) }
 func (n network) serviceCIDR() string         { return fmt.Sprintf("198.19.%d.128/25", n.k) }
 func (n network) kubernetesServiceIP() net.IP { return net.IPv4(198, 19, byte(n.k), 129) }
 
+// dnsServiceIP is the cluster DNS Service's ClusterIP, fixed because
+// kubelet writes it into every pod's resolv.conf before the Service exists
+// (StartDNS creates it).
+func (n network) dnsServiceIP() net.IP { return net.IPv4(198, 19, byte(n.k), 138) }
+
 // Interface names are at most 15 bytes (IFNAMSIZ); "hf" marks them as the
 // harness's for anyone reading `ip link`.
 func (n network) netns() string    { return "holdfast-node-" + n.id }
@@ -59,7 +64,11 @@ func (l runLayout) kubeconfig() string       { return l.path("node.kubeconfig") 
 // write whatever their configuration says (log links, netns mounts, shim
 // sockets, CNI result cache). Each gets a private copy under the run folder,
 // bind-mounted over it in the node's mount namespace only.
-var privateDirs = []string{"/var/log/containers", "/var/log/pods", "/run/netns", "/run/containerd", "/var/lib/cni"}
+// /var/lib/karmada-system is the Karmada chart's etcd hostPath
+// (etcd.internal.storageType: hostPath by default): without it kubelet
+// would create it on the host and a later run's etcd would find this run's
+// data there.
+var privateDirs = []string{"/var/log/containers", "/var/log/pods", "/run/netns", "/run/containerd", "/var/lib/cni", "/var/lib/karmada-system"}
 
 // kubeletSysctls are the host-wide /proc/sys files kubelet writes at start
 // (its "protect kernel defaults" settings and key quotas). Inside the
@@ -167,6 +176,9 @@ podLogsDir: %[6]s
 volumePluginDir: %[7]s
 resolvConf: %[8]s
 clusterDomain: cluster.local
+# Answered once StartDNS has run; before that a lookup fails at once (the
+# address has no Service, the node no default route).
+clusterDNS: [%[9]s]
 serializeImagePulls: false
 # Images are imported, never pulled: garbage collection must not remove them.
 imageGCHighThresholdPercent: 100
@@ -176,7 +188,7 @@ imageGCLowThresholdPercent: 99
 evictionHard: {memory.available: "1Mi", nodefs.available: "1%%", nodefs.inodesFree: "1%%", imagefs.available: "1%%"}
 kubeAPIQPS: 50
 kubeAPIBurst: 100
-`, n.nodeIP(), p.api, p.healthz, cgroupRoot, l.containerdSocket(), l.path("pod-logs"), l.path("volume-plugins"), l.path("resolv.conf"))
+`, n.nodeIP(), p.api, p.healthz, cgroupRoot, l.containerdSocket(), l.path("pod-logs"), l.path("volume-plugins"), l.path("resolv.conf"), n.dnsServiceIP())
 }
 
 // kubeProxyConfig is kube-proxy's configuration: iptables mode inside the

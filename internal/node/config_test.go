@@ -48,7 +48,7 @@ func TestContainerdConfigKeepsTheKnownTraps(t *testing.T) {
 func TestKubeletConfig(t *testing.T) {
 	n := network{k: 7, id: "abcdef"}
 	c := kubeletConfig(n, runLayout("/r"), "/holdfast-node-abcdef", kubeletPorts{api: 1, healthz: 2})
-	for _, want := range []string{"failCgroupV1: false", "cgroupRoot: /holdfast-node-abcdef", "address: 198.18.7.2", "containerRuntimeEndpoint: unix:///r/containerd/containerd.sock", "podLogsDir: /r/pod-logs", "cgroupDriver: cgroupfs"} {
+	for _, want := range []string{"failCgroupV1: false", "cgroupRoot: /holdfast-node-abcdef", "address: 198.18.7.2", "containerRuntimeEndpoint: unix:///r/containerd/containerd.sock", "podLogsDir: /r/pod-logs", "cgroupDriver: cgroupfs", "clusterDNS: [198.19.7.138]"} {
 		if !strings.Contains(c, want) {
 			t.Errorf("kubelet config lacks %q:\n%s", want, c)
 		}

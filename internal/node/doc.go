@@ -22,7 +22,8 @@
 //   - Private mount namespace (unshare --propagation private). kubelet,
 //     containerd and the CNI plugins write /var/log/containers,
 //     /var/log/pods, /run/netns, /run/containerd and /var/lib/cni whatever
-//     their configuration says; each is a bind-mounted private copy. The
+//     their configuration says, and the Karmada chart's etcd hostPath is
+//     under /var/lib/karmada-system; each is a bind-mounted private copy. The
 //     host-wide sysctls kubelet writes (vm.overcommit_memory,
 //     vm.panic_on_oom, kernel.panic, kernel.panic_on_oops,
 //     kernel.keys.root_max*) are bind-mounted files, so the host keeps its

@@ -1,0 +1,158 @@
+//go:build e2e
+
+package node
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/holdfast-dist/holdfast/internal/node"
+	"github.com/holdfast-dist/holdfast/internal/pipeline"
+	"github.com/holdfast-dist/holdfast/internal/standin"
+)
+
+const (
+	karmadaNamespace = "karmada-system"
+	// karmadaRelease is the release name the chart's names derive from
+	// (docs/node-images.md lists them for "rel").
+	karmadaRelease = "rel"
+	// etcdHostPath is the chart's etcd data hostPath (default values).
+	etcdHostPath = "/var/lib/karmada-system/karmada-etcd"
+)
+
+// karmadaStandIns are the images the Karmada chart deploys besides
+// holdfast's controller-manager (docs/node-images.md).
+var karmadaStandIns = []string{
+	standin.RefEtcd, standin.RefKubeAPIServer, standin.RefKubeControllerManager,
+	standin.RefAggregatedAPIServer, standin.RefScheduler, standin.RefWebhook,
+	standin.RefCfssl, standin.RefKubectl,
+}
+
+// karmadaInputs finds holdfast's karmada-controller-manager layout and the
+// Karmada chart. The layout is `make images`' when there is one (the chart
+// then renders its digest), else `make e2e-node-inputs`' amd64-only build in
+// _output/node-images (the chart then renders the tag: charts build reads
+// _output/images only).
+func karmadaInputs(root string) (layout, chart string, err error) {
+	var layouts []string
+	for _, dir := range []string{"images", "node-images"} {
+		if layouts, _ = filepath.Glob(filepath.Join(root, "_output", dir, "karmada-*", "karmada-controller-manager", "index.json")); len(layouts) > 0 {
+			break
+		}
+	}
+	charts, _ := filepath.Glob(filepath.Join(root, "_output", "charts", "karmada-*.tgz"))
+	if len(layouts) != 1 || len(charts) != 1 {
+		return "", "", fmt.Errorf("want one karmada-controller-manager image layout and one Karmada chart under _output (make e2e-node-inputs), found %v and %v", layouts, charts)
+	}
+	return filepath.Dir(layouts[0]), charts[0], nil
+}
+
+func testKarmada(t *testing.T, root string, n *node.Node) {
+	ctx := t.Context()
+	layout, chart, err := karmadaInputs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := beginScenario(t, suiteKarmadaNode, "helm install of the Karmada chart (host mode): every pod Running and Ready",
+		fmt.Sprintf("setup: chart %s with default values (release %q in %s); holdfast's karmada-controller-manager imported from its OCI layout, "+
+			"every other image a stand-in (internal/standin, docs/node-images.md); cluster DNS is the CoreDNS stand-in on :%d behind a Service on :53; "+
+			"etcd's hostPath is a private folder of the run", filepath.Base(chart), karmadaRelease, karmadaNamespace, 1053))
+
+	begin := time.Now()
+	imgs, err := standin.Build(ctx, standin.Options{Root: root, Trees: pipeline.Config{Out: filepath.Join(root, "_output", "node-suite-trees")}})
+	if err != nil {
+		sc.Fatalf("building the stand-in images: %v", err)
+	}
+	sc.Timing("stand-ins-build", time.Since(begin))
+	begin = time.Now()
+	dns, ok := imgs[standin.RefCoreDNS]
+	if !ok {
+		sc.Fatalf("the stand-ins have no %s", standin.RefCoreDNS)
+	}
+	if err := n.StartDNS(ctx, dns.Layout); err != nil {
+		sc.Fatalf("%v", err)
+	}
+	sc.Timing("dns-ready", time.Since(begin))
+	begin = time.Now()
+	for _, ref := range karmadaStandIns {
+		img, ok := imgs[ref]
+		if !ok {
+			sc.Fatalf("the stand-ins have no %s", ref)
+		}
+		if _, err := n.ImportLayout(ctx, img.Layout); err != nil {
+			sc.Fatalf("%v", err)
+		}
+	}
+	cm, err := n.ImportLayout(ctx, layout)
+	if err != nil {
+		sc.Fatalf("%v", err)
+	}
+	sc.Timing("images-import", time.Since(begin))
+	t.Logf("holdfast's image %s (%s)", cm.Name, cm.ByDigest())
+
+	begin = time.Now()
+	if out, err := n.Helm(ctx, "install", karmadaRelease, chart, "--namespace", karmadaNamespace, "--create-namespace", "--wait", "--timeout", "10m"); err != nil {
+		sc.Fatalf("%v\n%s", err, out)
+	}
+	sc.Timing("helm-install-wait", time.Since(begin))
+
+	// --wait covers the Deployments' rollout; every pod is read back
+	// anyway: the Jobs' pods must have succeeded, the rest run Ready.
+	pods, err := n.Kubernetes().CoreV1().Pods(karmadaNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		sc.Fatalf("listing the pods in %s: %v", karmadaNamespace, err)
+	}
+	var running []string
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Status.Phase == corev1.PodSucceeded {
+			continue
+		}
+		if p.Status.Phase != corev1.PodRunning || !podReady(p) {
+			sc.Errorf("pod %s not Running and Ready: %s", p.Name, podSummary(p))
+			continue
+		}
+		running = append(running, p.Name)
+		// Restarts are allowed (the apiservers start before etcd answers,
+		// as on any cluster) but shown, so a crash loop that ends Ready
+		// is visible in the log.
+		for _, c := range p.Status.ContainerStatuses {
+			if c.RestartCount > 0 {
+				t.Logf("pod %s container %s restarted %d times", p.Name, c.Name, c.RestartCount)
+			}
+		}
+	}
+	sort.Strings(running)
+	sc.Timing("install-to-all-ready", time.Since(begin))
+	want := []string{"etcd-0", "rel-aggregated-apiserver", "rel-apiserver", "rel-controller-manager", "rel-kube-controller-manager", "rel-scheduler", "rel-webhook"}
+	for _, w := range want {
+		found := false
+		for _, r := range running {
+			if r == w || strings.HasPrefix(r, w+"-") {
+				found = true
+			}
+		}
+		if !found {
+			sc.Errorf("no Running and Ready pod of %s among %v", w, running)
+		}
+	}
+	t.Logf("Running and Ready: %v", running)
+	// etcd writes its member folder at once; on the host the hostPath is
+	// the harness's empty mount point, or etcd's data leaked out of the
+	// node's mount namespace.
+	if entries, err := os.ReadDir(etcdHostPath); err == nil && len(entries) > 0 {
+		sc.Errorf("etcd's hostPath %s has %d entries on the host (want them only in the node's mount namespace), first %s", etcdHostPath, len(entries), entries[0].Name())
+	}
+	sc.PassWithTest()
+	if !t.Failed() {
+		t.Run("member-push", func(t *testing.T) { testKarmadaMember(t, n) })
+	}
+}
