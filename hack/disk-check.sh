@@ -14,7 +14,7 @@
 set -euo pipefail
 
 # What a cold clean-clone `make test` wrote, measured (docs/testing.md).
-cold_gb=${COLD_GB:-35}
+cold_gb=${COLD_GB:-30}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 gocache=$(go env GOCACHE)
