@@ -28,17 +28,7 @@ type AuditWindow struct {
 // Window summarises events received in [from, to] for user.
 func Window(events []AuditEvent, user string, from, to time.Time) AuditWindow {
 	var w AuditWindow
-	seen := map[string]bool{}
-	for _, e := range events {
-		if e.RequestReceived.Before(from) || e.RequestReceived.After(to) {
-			continue
-		}
-		if e.AuditID != "" {
-			if seen[e.AuditID] {
-				continue
-			}
-			seen[e.AuditID] = true
-		}
+	for _, e := range controlplane.ReceivedIn(events, from, to) {
 		if e.ResponseStatus.Code == 401 {
 			w.Unauthorized = append(w.Unauthorized, e)
 		}
@@ -73,19 +63,12 @@ type Reads struct {
 // with 410 and retried is two LISTs.
 func ComponentReads(events []AuditEvent, component string, from, to time.Time) map[string]Reads {
 	out := map[string]Reads{}
-	seen := map[string]bool{}
-	for _, e := range events {
-		if e.RequestReceived.Before(from) || e.RequestReceived.After(to) || e.ObjectRef == nil || e.ObjectRef.Subresource != "" {
+	for _, e := range controlplane.ReceivedIn(events, from, to) {
+		if e.ObjectRef == nil || e.ObjectRef.Subresource != "" {
 			continue
 		}
 		if program, _, _ := strings.Cut(e.UserAgent, "/"); program != component {
 			continue
-		}
-		if e.AuditID != "" {
-			if seen[e.AuditID] {
-				continue
-			}
-			seen[e.AuditID] = true
 		}
 		resource := e.ObjectRef.Resource
 		if e.ObjectRef.APIGroup != "" {

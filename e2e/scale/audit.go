@@ -47,17 +47,7 @@ func Agent(userAgent string) string {
 // server's loopback client are not what the fleet costs.
 func CountRequests(events []controlplane.AuditEvent, from, to time.Time, exclude ...string) Requests {
 	r := Requests{ByVerb: map[string]int{}, ByAgent: map[string]int{}, ByCall: map[string]int{}}
-	seen := map[string]bool{}
-	for _, e := range events {
-		if e.RequestReceived.Before(from) || e.RequestReceived.After(to) {
-			continue
-		}
-		if e.AuditID != "" {
-			if seen[e.AuditID] {
-				continue
-			}
-			seen[e.AuditID] = true
-		}
+	for _, e := range controlplane.ReceivedIn(events, from, to) {
 		agent := Agent(e.UserAgent)
 		if slices.Contains(exclude, agent) {
 			continue
@@ -115,19 +105,9 @@ func (r Requests) Add(o Requests) Requests {
 // credential reads as karmada-apiserver saw them.
 func SecretReads(events []controlplane.AuditEvent, user, namespace string, from, to time.Time) map[string]int {
 	out := map[string]int{}
-	seen := map[string]bool{}
-	for _, e := range events {
-		if e.RequestReceived.Before(from) || e.RequestReceived.After(to) || e.User.Username != user {
+	for _, e := range controlplane.ReceivedIn(events, from, to) {
+		if e.User.Username != user || e.ObjectRef == nil || e.ObjectRef.Resource != "secrets" || e.ObjectRef.Namespace != namespace {
 			continue
-		}
-		if e.ObjectRef == nil || e.ObjectRef.Resource != "secrets" || e.ObjectRef.Namespace != namespace {
-			continue
-		}
-		if e.AuditID != "" {
-			if seen[e.AuditID] {
-				continue
-			}
-			seen[e.AuditID] = true
 		}
 		switch e.Verb {
 		case "get", "list", "watch":

@@ -109,3 +109,26 @@ func ReadAudit(path string) ([]AuditEvent, error) {
 	}
 	return out, nil
 }
+
+// ReceivedIn returns the requests received in [from, to], one event each. A
+// request has an event per stage it reached (a watch: ResponseStarted, later
+// ResponseComplete), all with its auditID, and every stage carries the same
+// request fields; an event without an auditID (a hand-written log) stands on
+// its own.
+func ReceivedIn(events []AuditEvent, from, to time.Time) []AuditEvent {
+	var out []AuditEvent
+	seen := map[string]bool{}
+	for _, e := range events {
+		if e.RequestReceived.Before(from) || e.RequestReceived.After(to) {
+			continue
+		}
+		if e.AuditID != "" {
+			if seen[e.AuditID] {
+				continue
+			}
+			seen[e.AuditID] = true
+		}
+		out = append(out, e)
+	}
+	return out
+}
