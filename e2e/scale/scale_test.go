@@ -59,6 +59,10 @@ const bumpParallel = 32
 // quantised by it.
 const poll = 500 * time.Millisecond
 
+// searchParallel bounds the search cache reads of one poll (one per member
+// not yet seen there).
+const searchParallel = 16
+
 // sample is how often the controller-manager's /proc is read.
 const sample = 250 * time.Millisecond
 
@@ -85,11 +89,15 @@ const (
 	// namespace is created on its member directly
 	// (policyv1alpha1.NamespaceSkipAutoPropagationLabel).
 	skipAutoPropagation = "namespace.karmada.io/skip-auto-propagation"
-	// searchCacheList is karmada-search's cache path for every cached
-	// Deployment; cachedFrom is the annotation naming the member an item
-	// came from (clusterv1alpha1.CacheSourceAnnotationKey).
-	searchCacheList = "/apis/search.karmada.io/v1alpha1/search/cache/apis/apps/v1/deployments"
-	cachedFrom      = "resource.karmada.io/cached-from-cluster"
+	// searchCacheDeployments is karmada-search's cache path for one
+	// namespace's Deployments (fmt verb: the namespace). The harness asks
+	// per namespace, and only for members not yet seen: the cluster-wide
+	// path answers with every member's workload in one body, which at
+	// K = 100 took seconds per poll and delayed every other check of it.
+	// cachedFrom is the annotation naming the member an item came from
+	// (clusterv1alpha1.CacheSourceAnnotationKey).
+	searchCacheDeployments = "/apis/search.karmada.io/v1alpha1/search/cache/apis/apps/v1/namespaces/%s/deployments"
+	cachedFrom             = "resource.karmada.io/cached-from-cluster"
 	// controllerManagerUser is the controller-manager's own identity on
 	// karmada-apiserver (karmadacp runs it as its ServiceAccount).
 	controllerManagerUser = "system:serviceaccount:" + karmadacp.SystemNamespace + ":" + string(karmadacp.ControllerManager)
@@ -644,14 +652,20 @@ func (f *fleet) awaitStages(ctx context.Context, round int, t0 func(ns string) t
 				}
 			}
 		}
-		if body, err := f.cp.API.Kubernetes().CoreV1().RESTClient().Get().AbsPath(searchCacheList).DoRaw(ctx); err == nil {
-			var list appsv1.DeploymentList
-			if json.Unmarshal(body, &list) == nil {
-				for _, d := range list.Items {
-					if d.Annotations[cachedFrom] == clusterOf(d.Namespace) && d.Spec.Template.Annotations[roundAnnotation] == want {
-						first(searched, d.Namespace, now)
-					}
-				}
+		var unsearched []string
+		for _, c := range f.clusters {
+			if _, ok := searched[c.ns]; !ok {
+				unsearched = append(unsearched, c.ns)
+			}
+		}
+		found := make([]bool, len(unsearched))
+		_ = Parallel(len(unsearched), searchParallel, func(i int) error {
+			found[i] = f.searchServes(ctx, unsearched[i], want)
+			return nil
+		})
+		for i, ns := range unsearched {
+			if found[i] {
+				first(searched, ns, now)
 			}
 		}
 		for _, c := range f.clusters {
@@ -687,6 +701,25 @@ func (f *fleet) awaitStages(ctx context.Context, round int, t0 func(ns string) t
 		}
 		time.Sleep(time.Until(now.Add(poll)))
 	}
+}
+
+// searchServes reports whether karmada-search's cache serves namespace
+// ns's workload from its own member with the template of round want.
+func (f *fleet) searchServes(ctx context.Context, ns, want string) bool {
+	body, err := f.cp.API.Kubernetes().CoreV1().RESTClient().Get().AbsPath(fmt.Sprintf(searchCacheDeployments, ns)).DoRaw(ctx)
+	if err != nil {
+		return false
+	}
+	var list appsv1.DeploymentList
+	if json.Unmarshal(body, &list) != nil {
+		return false
+	}
+	for _, d := range list.Items {
+		if d.Namespace == ns && d.Annotations[cachedFrom] == clusterOf(ns) && d.Spec.Template.Annotations[roundAnnotation] == want {
+			return true
+		}
+	}
+	return false
 }
 
 // clusterOf is the Cluster whose namespace ns is (scale-NNN, member-NNN).
