@@ -227,6 +227,13 @@ func checkPulled(t *testing.T, spec image.Spec, tag name.Tag, want name.Digest, 
 		if cfg.OS+"/"+cfg.Architecture != d.Platform.String() {
 			t.Errorf("%s: config says %s/%s", d.Platform, cfg.OS, cfg.Architecture)
 		}
+		// By inspection, so that the platform this machine cannot run
+		// (arm64) is checked too: the binary is where upstream's manifests
+		// start it, static, built for the platform, executable by the
+		// image's user, with no file capability.
+		if err := image.CheckRunnable(img, spec.BinaryPath(p.Binary), cfg.Config.User); err != nil {
+			t.Errorf("%s: %v", d.Platform, err)
+		}
 		m, err := img.Manifest()
 		if err != nil {
 			t.Fatal(err)
