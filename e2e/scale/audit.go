@@ -30,6 +30,24 @@ type Requests struct {
 	ByCall map[string]int `json:"byCall"`
 }
 
+// discoveryFanOut is the ByCall key of karmada-metrics-adapter's
+// discovery of the members: for every custom-metrics discovery request it
+// answers (ListAllMetrics), upstream's adapter asks every member for its
+// API groups (GET /api and /apis), whatever the credentials. Its only
+// non-resource requests to a member are those. It is steady traffic, the
+// same with nothing rotated (the control storm), at a rate set by who asks
+// karmada-apiserver for discovery and how long the adapter takes to answer
+// at that load, and it stops while the adapter is restarted: counted
+// apart, it is not what a recovery costs.
+const discoveryFanOut = "karmada-metrics-adapter get (non-resource)"
+
+// DiscoveryFanOut is how many of r are karmada-metrics-adapter's
+// discovery of the members (discoveryFanOut).
+func (r Requests) DiscoveryFanOut() int { return r.ByCall[discoveryFanOut] }
+
+// Recovery is r less the discovery fan-out: what a storm's recovery sends.
+func (r Requests) Recovery() int { return r.Total - r.DiscoveryFanOut() }
+
 // Agent is the component a user agent names: client-go's default agent
 // is "<binary>/<version> (<os>/<arch>) kubernetes/<commit>", and a
 // component that sets its own starts with its name as well.

@@ -319,6 +319,8 @@ func (r *Report) table(b *strings.Builder, k int, s Storm) {
 	row("of which: search cache serving it p50 / p99", func(r Run) string { return p5099(r.Searched) })
 	row("window measured", func(r Run) string { return FormatDuration(r.Window) })
 	row("member apiservers: requests", func(r Run) string { return fmt.Sprint(r.Members.Total) })
+	row("of which: karmada-metrics-adapter's discovery fan-out (GET /api, /apis of every member per discovery request)", func(r Run) string { return fmt.Sprint(r.Members.DiscoveryFanOut()) })
+	row("member apiservers: requests less that fan-out", func(r Run) string { return fmt.Sprint(r.Members.Recovery()) })
 	row("member apiservers: by verb", func(r Run) string { return verbs(r.Members.ByVerb) })
 	row("member apiservers: lists (relists)", func(r Run) string { return fmt.Sprint(r.Members.Lists) })
 	row("member apiservers: 401s", func(r Run) string { return fmt.Sprint(r.Members.Unauthorized) })

@@ -110,6 +110,22 @@ func TestJudgeMissed(t *testing.T) {
 	if d := verdict(t, r, "patched beats pristine+restart on p99 recovery (on-time)").Detail; !strings.Contains(d, "K=10: 3.0 s vs 2.0 s (patched 1.5× slower, 1.0 s more)") {
 		t.Errorf("a slower patched build must read as slower: %s", d)
 	}
+	// The metrics adapter's discovery fan-out is steady traffic: counted
+	// apart, shown, and not what decides the requests verdict.
+	r = goodReport()
+	r.Runs[1].Members.Total = 1300
+	r.Runs[1].Members.ByCall = map[string]int{discoveryFanOut: 1000}
+	r.Judge()
+	if v := verdict(t, r, "patched beats pristine+restart on member requests (on-time)"); !v.Met || !strings.Contains(v.Detail, "K=10: 300 vs 900 (-67%; with the discovery fan-out 1300 vs 900, +44%)") {
+		t.Errorf("discovery fan-out counted apart: %+v", v)
+	}
+	r = goodReport()
+	r.Runs[1].Members.Total = 1300
+	r.Runs[1].Members.ByCall = map[string]int{"karmada-controller-manager get (non-resource)": 1000}
+	r.Judge()
+	if v := verdict(t, r, "patched beats pristine+restart on member requests (on-time)"); v.Met {
+		t.Errorf("only the metrics adapter's discovery is counted apart, not another component's non-resource requests: %+v", v)
+	}
 	one := &Report{StatusPeriod: 2 * time.Second, Ks: []int{10}}
 	one.Judge()
 	if v := verdict(t, one, "patched: recovery time grows"); v.Met {
