@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -140,4 +141,21 @@ func ParseLoadAverage(data []byte) (float64, error) {
 		return 0, fmt.Errorf("empty /proc/loadavg")
 	}
 	return strconv.ParseFloat(fields[0], 64)
+}
+
+// heapAllocLine is the line of a Go heap profile in its debug=1 text form
+// (runtime/pprof) that gives the bytes of live heap objects.
+var heapAllocLine = regexp.MustCompile(`(?m)^# HeapAlloc = (\d+)$`)
+
+// ParseHeapAlloc reads HeapAlloc from a heap profile in its debug=1 text
+// form. Asked for with gc=1 (/debug/pprof/heap?gc=1&debug=1), the runtime
+// collects garbage first, so it is the live heap: what the process's data
+// holds, without the share of RSS that depends on where its collector and
+// scavenger happened to stand.
+func ParseHeapAlloc(profile []byte) (int64, error) {
+	m := heapAllocLine.FindSubmatch(profile)
+	if m == nil {
+		return 0, fmt.Errorf("no %q line in the heap profile (%d bytes): not a Go heap profile in its debug=1 form", "# HeapAlloc = N", len(profile))
+	}
+	return strconv.ParseInt(string(m[1]), 10, 64)
 }

@@ -1,7 +1,10 @@
 package scale
 
 import (
+	"bytes"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"testing"
 	"time"
 )
@@ -70,5 +73,37 @@ func TestParseLoadAverage(t *testing.T) {
 	}
 	if _, err := ParseLoadAverage(nil); err == nil {
 		t.Error("an empty loadavg gave no error")
+	}
+}
+
+func TestParseHeapAlloc(t *testing.T) {
+	profile := []byte("heap profile: 3: 4096 [9: 8192] @ heap/1048576\n1: 4096 [1: 4096] @ 0x1\n\n# runtime.MemStats\n# Alloc = 123\n# TotalAlloc = 999\n# HeapAlloc = 7340032\n# HeapSys = 9999999\n")
+	got, err := ParseHeapAlloc(profile)
+	if err != nil || got != 7340032 {
+		t.Fatalf("ParseHeapAlloc = %d, %v; want 7340032", got, err)
+	}
+	for _, bad := range []string{"", "# HeapSys = 12\n", "# HeapAlloc = \n", "\x1f\x8b binary pprof"} {
+		if n, err := ParseHeapAlloc([]byte(bad)); err == nil {
+			t.Errorf("ParseHeapAlloc(%q) = %d, want an error", bad, n)
+		}
+	}
+}
+
+// TestParseHeapAllocOfThisProcess reads the heap profile this Go runtime
+// writes in the form the controller-manager's /debug/pprof/heap?debug=1
+// serves (net/http/pprof writes it with runtime/pprof).
+func TestParseHeapAllocOfThisProcess(t *testing.T) {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("heap").WriteTo(&buf, 1); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseHeapAlloc(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if got <= 0 || uint64(got) > ms.HeapSys {
+		t.Fatalf("HeapAlloc %d, want between 0 and HeapSys %d", got, ms.HeapSys)
 	}
 }

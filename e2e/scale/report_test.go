@@ -83,6 +83,8 @@ func TestJudgeMissed(t *testing.T) {
 		{"patched: no relist", func(r *Report) { r.Runs[5].Members.Lists = 23 }},
 		{"patched: 0 persisted", func(r *Report) { r.Runs[1].Credentials[0].Persisted = 1 }},
 		{"patched: controller-manager steady-state RSS", func(r *Report) { r.Planes[3].SteadyRSS = 106 << 20 }},
+		// The live heap, when measured, decides over RSS.
+		{"patched: controller-manager steady-state RSS", func(r *Report) { r.Planes[2].SteadyHeap, r.Planes[3].SteadyHeap = 50<<20, 53<<20 }},
 		{"patched beats pristine+restart on p99 recovery (on-time)", func(r *Report) { r.Runs[2].Recovery.P99 = 2 * time.Second }},
 		{"patched beats pristine+restart on member requests (on-time)", func(r *Report) { r.Runs[1].Members.Total = 900 }},
 		{"patched: recovery time grows no worse than linearly", func(r *Report) { r.Runs[5].Recovery.P99 = NotRecovered }},
@@ -125,6 +127,15 @@ func TestJudgeMissed(t *testing.T) {
 	r.Judge()
 	if v := verdict(t, r, "patched beats pristine+restart on member requests (on-time)"); v.Met {
 		t.Errorf("only the metrics adapter's discovery is counted apart, not another component's non-resource requests: %+v", v)
+	}
+	// A noisy RSS reading does not miss the target when the live heaps
+	// agree.
+	r = goodReport()
+	r.Planes[3].SteadyRSS = 110 << 20
+	r.Planes[2].SteadyHeap, r.Planes[3].SteadyHeap = 50<<20, 51<<20
+	r.Judge()
+	if v := verdict(t, r, "patched: controller-manager steady-state RSS"); !v.Met || !strings.Contains(v.Detail, "live heap after a forced GC: patched 51.0 MiB, pristine 50.0 MiB (+2.0%") {
+		t.Errorf("live heap decides: %+v", v)
 	}
 	one := &Report{StatusPeriod: 2 * time.Second, Ks: []int{10}}
 	one.Judge()

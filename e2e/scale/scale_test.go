@@ -334,7 +334,8 @@ func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target,
 		time.Sleep(time.Second)
 	}
 	f.plane.SteadyRSS = sum / readings
-	t.Logf("%s fleet of %d ready in %s; controller-manager RSS %s", b, k, f.plane.Setup.Round(time.Second), mib(f.plane.SteadyRSS))
+	f.plane.SteadyHeap = f.liveHeap(t)
+	t.Logf("%s fleet of %d ready in %s; controller-manager RSS %s, live heap %s", b, k, f.plane.Setup.Round(time.Second), mib(f.plane.SteadyRSS), mib(f.plane.SteadyHeap))
 	return f
 }
 
@@ -861,6 +862,32 @@ func (f *fleet) keepLogs(t *testing.T, dir string) {
 			t.Error(err)
 		}
 	}
+}
+
+// liveHeap is the median of a few readings of the controller-manager's
+// live heap, each after a collection it is asked to run (pprof's gc=1).
+func (f *fleet) liveHeap(t *testing.T) int64 {
+	const readings = 3
+	var heaps []int64
+	for range readings {
+		resp, err := http.Get("http://" + f.pprof + "/debug/pprof/heap?gc=1&debug=1")
+		if err != nil {
+			t.Fatalf("live heap of the controller-manager: %v", err)
+		}
+		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("live heap of the controller-manager: %s %v", resp.Status, err)
+		}
+		heap, err := ParseHeapAlloc(data)
+		if err != nil {
+			t.Fatalf("live heap of the controller-manager: %v", err)
+		}
+		heaps = append(heaps, heap)
+		time.Sleep(time.Second)
+	}
+	slices.Sort(heaps)
+	return heaps[len(heaps)/2]
 }
 
 // profile saves the controller-manager's pprof profile at path into the
