@@ -311,17 +311,35 @@ func (f *karmadaFlow) helmStep(ctx context.Context, sc *e2ereport.Run, name stri
 	if len(checkProcStatus(status, other)) == 0 {
 		sc.Errorf("%s: process %d's status also matches uid %d: it does not say who runs the controller-manager", name, pid, other.UID)
 	}
-	sc.Notef("%s: %s Ready, every pod of the release Ready with no restart over %s; process %d: uid %d, CapEff %s, NoNewPrivs %s (chart: container securityContext %s)",
+	sc.Notef("%s: %s Ready, every pod of the release Ready with no restart over %s; process %d: uid %d, CapEff %s, NoNewPrivs %s (chart securityContext: %s)",
 		name, c.Image, dropInWatch, pid, want.UID, want.CapEff, want.NoNewPrivs, describeSecurityContext(pod))
 	return step{name: name, pod: pod}
 }
 
+// describeSecurityContext says what the chart set that /proc can show.
 func describeSecurityContext(p *corev1.Pod) string {
-	c := p.Spec.Containers[0].SecurityContext
-	if c == nil && p.Spec.SecurityContext == nil {
-		return "none, pod securityContext none: the image's user, containerd's default capabilities for root"
+	var set []string
+	if c := p.Spec.Containers[0].SecurityContext; c != nil {
+		if c.RunAsUser != nil {
+			set = append(set, fmt.Sprintf("runAsUser %d", *c.RunAsUser))
+		}
+		if c.AllowPrivilegeEscalation != nil {
+			set = append(set, fmt.Sprintf("allowPrivilegeEscalation %t", *c.AllowPrivilegeEscalation))
+		}
+		if c.ReadOnlyRootFilesystem != nil {
+			set = append(set, fmt.Sprintf("readOnlyRootFilesystem %t", *c.ReadOnlyRootFilesystem))
+		}
+		if c.Capabilities != nil {
+			set = append(set, fmt.Sprintf("capabilities %+v", *c.Capabilities))
+		}
 	}
-	return fmt.Sprintf("%+v, pod %+v", c, p.Spec.SecurityContext)
+	if ps := p.Spec.SecurityContext; ps != nil && ps.RunAsUser != nil {
+		set = append(set, fmt.Sprintf("pod runAsUser %d", *ps.RunAsUser))
+	}
+	if len(set) == 0 {
+		return "none: the image's user, containerd's default capabilities for root"
+	}
+	return strings.Join(set, ", ")
 }
 
 // containerStatus reads /proc/<pid>/status of the pod's first container's
