@@ -278,15 +278,22 @@ func (f *karmadaFlow) helmStep(ctx context.Context, sc *e2ereport.Run, name stri
 	sc.Timing(name+"-to-ready", time.Since(begin))
 	counts, err := f.restartCounts(ctx)
 	sc.Check(err)
+	// A restart is what the drop-in must never cause. A pod briefly not
+	// Ready is noted, not failed: upstream's probes time out after 1 s
+	// (the webhook's readiness probe sets no timeout), which a loaded
+	// machine misses now and then whatever image the controller-manager
+	// runs; every pod must be Ready again at the end.
 	ready := time.Now()
+	blips := map[string]bool{}
 	for time.Since(ready) < dropInWatch {
 		now, err := f.restartCounts(ctx)
 		sc.Check(err)
 		for p, c := range now {
 			if c < 0 {
-				sc.Fatalf("%s: pod %s not Running and Ready %s after the controller-manager was Ready", name, p, time.Since(ready).Round(time.Second))
+				blips[p] = true
+				continue
 			}
-			if was, ok := counts[p]; ok && c != was {
+			if was, ok := counts[p]; ok && was >= 0 && c != was {
 				sc.Fatalf("%s: pod %s restarted (%d -> %d) within %s after Ready", name, p, was, c, dropInWatch)
 			}
 		}
@@ -295,6 +302,26 @@ func (f *karmadaFlow) helmStep(ctx context.Context, sc *e2ereport.Run, name stri
 			sc.Fatalf("%v", ctx.Err())
 		case <-time.After(2 * time.Second):
 		}
+	}
+	sc.Check(waitFor(ctx, name+": every pod of the release Running and Ready", func() bool {
+		now, err := f.restartCounts(ctx)
+		if err != nil {
+			return false
+		}
+		for _, c := range now {
+			if c < 0 {
+				return false
+			}
+		}
+		return true
+	}))
+	if len(blips) > 0 {
+		var names []string
+		for p := range blips {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		sc.Notef("%s: not Ready for a moment during the watch, Ready again with no restart: %s", name, strings.Join(names, ", "))
 	}
 	c := pod.Spec.Containers[0]
 	var allowEscalation *bool
