@@ -21,11 +21,25 @@
 //     cgroup) running with the uid, CapEff and NoNewPrivs the rendered
 //     securityContext and the image's user imply, read from
 //     /proc/<pid>/status.
-//   - suite "karmada-node": holdfast's Karmada chart (host install mode,
-//     default values) with holdfast's karmada-controller-manager and the
-//     stand-ins of internal/standin for the rest, on cluster DNS
-//     (node.StartDNS): every pod Running and Ready, and etcd's hostPath
-//     kept inside the node's mount namespace.
+//   - suite "karmada-node": holdfast's Karmada chart (host install mode)
+//     installed with upstream's karmada-controller-manager image (the
+//     pristine stand-in) and the stand-ins of internal/standin for the
+//     rest, on cluster DNS (node.StartDNS), karmada-apiserver given an
+//     audit log by the post-renderer ./auditrender: every pod Running and
+//     Ready, etcd's hostPath kept inside the node's mount namespace, and
+//     member1 joined in Push mode. Then one flow on that install: member1's
+//     token rotated, revoked and the member restarted (pristine: an update
+//     does not land, RED); `helm upgrade --reset-values` to holdfast's
+//     image; the same rotation (an update lands, no restart, GREEN); a CA
+//     rotation with old and new CA published first; `helm rollback`; each
+//     helm step with every pod Ready and no restart and the
+//     controller-manager's /proc/<pid>/status against the chart's
+//     securityContext; no request answered 403 in karmada-apiserver's
+//     audit log over the flow. Last, the own-credential guard through the
+//     kubelet: the controller-manager given a ServiceAccount token
+//     kubeconfig of its own, the token revoked and a new one written to
+//     its Secret; the guard exits, the kubelet restarts the container and
+//     it works again.
 //
 // One node serves every scenario (TestNode); scenarios that do not
 // interfere run in parallel on it. The suite needs root and the runtime of

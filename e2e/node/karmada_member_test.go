@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/holdfast-dist/holdfast/internal/controlplane"
@@ -29,10 +30,19 @@ var (
 )
 
 // karmadaClient is a client of the deployed karmada-apiserver from the
-// host: the chart's admin kubeconfig, sent to the apiserver pod's address
-// (the host routes the pod network to the node) under the Service name its
-// certificate carries.
+// host (karmadaConfig).
 func karmadaClient(ctx context.Context, n *node.Node) (dynamic.Interface, error) {
+	cfg, err := karmadaConfig(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	return dynamic.NewForConfig(cfg)
+}
+
+// karmadaConfig is the chart's admin kubeconfig, sent to the apiserver
+// pod's address (the host routes the pod network to the node) under the
+// Service name its certificate carries.
+func karmadaConfig(ctx context.Context, n *node.Node) (*rest.Config, error) {
 	s, err := n.Kubernetes().CoreV1().Secrets(karmadaNamespace).Get(ctx, karmadaRelease+"-kubeconfig", metav1.GetOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("reading the chart's kubeconfig Secret: %w", err)
@@ -57,13 +67,24 @@ func karmadaClient(ctx context.Context, n *node.Node) (dynamic.Interface, error)
 	host := strings.TrimPrefix(cfg.Host, "https://")
 	cfg.TLSClientConfig.ServerName = strings.Split(host, ":")[0]
 	cfg.Host = "https://" + ip + ":5443"
-	return dynamic.NewForConfig(cfg)
+	return cfg, nil
+}
+
+// karmadaMember is member1 as the flows after the join use it: its
+// control plane (with an audit log), and the ServiceAccount whose token
+// the Cluster's Secret holds.
+type karmadaMember struct {
+	api *controlplane.Cluster
+	// auditLog is the member kube-apiserver's audit log.
+	auditLog       string
+	account, token string
+	rotations      int
 }
 
 // testKarmadaMember joins a member control plane (on the node's host
 // address) in Push mode and propagates a ConfigMap to it: the deployed
 // controller-manager's member informer and client work.
-func testKarmadaMember(t *testing.T, n *node.Node) {
+func testKarmadaMember(t, parent *testing.T, n *node.Node) *karmadaMember {
 	sc := beginScenario(t, suiteKarmadaNode, "the deployed chart: a member joined in Push mode is Ready and a propagated ConfigMap reaches it",
 		"setup: member1 is etcd + kube-apiserver on the node's host address; its cluster-admin ServiceAccount token and CA in a Secret in karmada-cluster, "+
 			"Cluster member1 syncMode Push created in the deployed karmada-apiserver (reached at its pod address from the host)")
@@ -72,14 +93,13 @@ func testKarmadaMember(t *testing.T, n *node.Node) {
 	if err != nil {
 		sc.Fatalf("%v", err)
 	}
-	dir := filepath.Join(t.TempDir(), "member1")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	member := controlplane.StartForTest(t, controlplane.Options{Name: "member1", Dir: dir, Address: n.HostIP()})
+	km, err := startKarmadaMember(parent, n)
+	sc.Check(err)
+	member := km.api
 	token, err := member.ServiceAccountToken(ctx, "karmada-cluster", "member1", 2*time.Hour)
 	sc.Check(err)
 	sc.Check(member.BindClusterAdmin(ctx, "karmada-cluster", "member1"))
+	km.account, km.token = "member1", token
 
 	begin := time.Now()
 	create := func(r schema.GroupVersionResource, ns string, obj map[string]any) {
@@ -132,4 +152,22 @@ func testKarmadaMember(t *testing.T, n *node.Node) {
 	}))
 	sc.Timing("policy-to-member", time.Since(begin))
 	sc.PassWithTest()
+	return km
+}
+
+// startKarmadaMember starts member1 (etcd and kube-apiserver with an audit
+// log) on the node's host address for t, the test that outlives every flow
+// using it.
+func startKarmadaMember(t *testing.T, n *node.Node) (*karmadaMember, error) {
+	dir := filepath.Join(t.TempDir(), "member1")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	auditLog := filepath.Join(dir, "audit.log")
+	auditFlags, err := controlplane.AuditFlags(dir, auditLog)
+	if err != nil {
+		return nil, err
+	}
+	api := controlplane.StartForTest(t, controlplane.Options{Name: "member1", Dir: dir, Address: n.HostIP(), ExtraAPIServerFlags: auditFlags})
+	return &karmadaMember{api: api, auditLog: auditLog}, nil
 }

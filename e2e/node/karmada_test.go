@@ -36,6 +36,18 @@ var karmadaStandIns = []string{
 	standin.RefCfssl, standin.RefKubectl,
 }
 
+// pristineControllerManagerValues point the chart's controller-manager at
+// upstream's image (the stand-in built from the pristine tree, under
+// upstream's name; docs/node-images.md): the install the drop-in starts
+// from. The digest key is holdfast's (make images fills it); empty, the
+// chart renders the tag.
+var pristineControllerManagerValues = []string{
+	"--set", "controllerManager.image.registry=docker.io",
+	"--set", "controllerManager.image.repository=karmada/karmada-controller-manager",
+	"--set", "controllerManager.image.tag=v1.18.2",
+	"--set", "controllerManager.image.digest=",
+}
+
 // karmadaInputs finds holdfast's karmada-controller-manager layout and the
 // Karmada chart. The layout is `make images`' when there is one (the chart
 // then renders its digest), else `make e2e-node-inputs`' amd64-only build in
@@ -62,7 +74,8 @@ func testKarmada(t *testing.T, root string, n *node.Node) {
 		t.Fatal(err)
 	}
 	sc := beginScenario(t, suiteKarmadaNode, "helm install of the Karmada chart (host mode): every pod Running and Ready",
-		fmt.Sprintf("setup: chart %s with default values (release %q in %s); holdfast's karmada-controller-manager imported from its OCI layout, "+
+		fmt.Sprintf("setup: chart %s (release %q in %s) with default values but the controller-manager's image, upstream's v1.18.2 (the pristine stand-in; "+
+			"holdfast's comes with the drop-in's helm upgrade), and helm --post-renderer e2e/node/auditrender giving karmada-apiserver an audit log; "+
 			"every other image a stand-in (internal/standin, docs/node-images.md); cluster DNS is the CoreDNS stand-in on :%d behind a Service on :53; "+
 			"etcd's hostPath is a private folder of the run", filepath.Base(chart), karmadaRelease, karmadaNamespace, 1053))
 
@@ -95,11 +108,25 @@ func testKarmada(t *testing.T, root string, n *node.Node) {
 	if err != nil {
 		sc.Fatalf("%v", err)
 	}
+	pristineImg, ok := imgs[standin.RefPristineControllerManager]
+	if !ok {
+		sc.Fatalf("the stand-ins have no %s", standin.RefPristineControllerManager)
+	}
+	pristine, err := n.ImportLayout(ctx, pristineImg.Layout)
+	if err != nil {
+		sc.Fatalf("%v", err)
+	}
 	sc.Timing("images-import", time.Since(begin))
-	t.Logf("holdfast's image %s (%s)", cm.Name, cm.ByDigest())
+	t.Logf("holdfast's image %s (%s), upstream's stand-in %s", cm.Name, cm.ByDigest(), pristine.Name)
+	renderer := filepath.Join(t.TempDir(), "auditrender")
+	if err := goBuild(root, renderer, "./e2e/node/auditrender"); err != nil {
+		sc.Fatalf("%v", err)
+	}
 
 	begin = time.Now()
-	if out, err := n.Helm(ctx, "install", karmadaRelease, chart, "--namespace", karmadaNamespace, "--create-namespace", "--wait", "--timeout", "10m"); err != nil {
+	install := append([]string{"install", karmadaRelease, chart, "--namespace", karmadaNamespace, "--create-namespace", "--wait", "--timeout", "10m", "--post-renderer", renderer},
+		pristineControllerManagerValues...)
+	if out, err := n.Helm(ctx, install...); err != nil {
 		sc.Fatalf("%v\n%s", err, out)
 	}
 	sc.Timing("helm-install-wait", time.Since(begin))
@@ -152,7 +179,17 @@ func testKarmada(t *testing.T, root string, n *node.Node) {
 		sc.Errorf("etcd's hostPath %s has %d entries on the host (want them only in the node's mount namespace), first %s", etcdHostPath, len(entries), entries[0].Name())
 	}
 	sc.PassWithTest()
-	if !t.Failed() {
-		t.Run("member-push", func(t *testing.T) { testKarmadaMember(t, n) })
+	if t.Failed() {
+		return
 	}
+	var m *karmadaMember
+	if !t.Run("member-push", func(st *testing.T) { m = testKarmadaMember(st, t, n) }) {
+		return
+	}
+	f := &karmadaFlow{n: n, chart: chart, renderer: renderer, member: m,
+		holdfast: cm, holdfastLayout: layout, pristine: pristine, pristineLayout: pristineImg.Layout}
+	if !t.Run("rotation-dropin", f.testRotationDropIn) {
+		return
+	}
+	t.Run("own-credential", f.testOwnCredential)
 }

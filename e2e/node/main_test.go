@@ -57,6 +57,16 @@ func beginScenario(t *testing.T, suite, name string, note string) *e2ereport.Run
 	return recorders[suite].Begin(t, s)
 }
 
+// beginPristineScenario starts a report row of the pristine build, which
+// must show the bug (RedAsExpected); note as beginScenario's.
+func beginPristineScenario(t *testing.T, suite, name string, note string) *e2ereport.Run {
+	s := e2ereport.Scenario{Name: name, Binary: "pristine", Expected: e2ereport.RedAsExpected}
+	if note != "" {
+		s.Notes = []string{note}
+	}
+	return recorders[suite].Begin(t, s)
+}
+
 // probeImage is the suite's test program (./probe) as an image.
 const probeImage = "holdfast.local/e2e-probe:test"
 

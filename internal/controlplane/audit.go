@@ -10,14 +10,14 @@ import (
 	"time"
 )
 
-// auditPolicy records every request at Metadata level: who sent it, with
+// AuditPolicy records every request at Metadata level: who sent it, with
 // which user agent, to which URI, and the response code. No bodies, so the
 // log stays small and carries no object content (and no token:
 // kube-apiserver never logs one); every stage but RequestReceived, so a
 // request appears once it has an answer. A request refused at
 // authentication is logged too, with no user, which is what makes a 401
 // visible on the server's side.
-const auditPolicy = `apiVersion: audit.k8s.io/v1
+const AuditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 rules:
@@ -37,7 +37,7 @@ func AuditFlags(dir, logPath string) ([]string, error) {
 		return nil, err
 	}
 	policy := filepath.Join(dir, AuditPolicyFile)
-	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+	if err := os.WriteFile(policy, []byte(AuditPolicy), 0o600); err != nil {
 		return nil, fmt.Errorf("writing the audit policy: %w", err)
 	}
 	return []string{

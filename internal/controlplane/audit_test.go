@@ -18,7 +18,7 @@ func TestAuditFlags(t *testing.T) {
 	if strings.Join(flags, " ") != strings.Join(want, " ") {
 		t.Errorf("AuditFlags = %v, want %v", flags, want)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, AuditPolicyFile)); err != nil || string(b) != auditPolicy {
+	if b, err := os.ReadFile(filepath.Join(dir, AuditPolicyFile)); err != nil || string(b) != AuditPolicy {
 		t.Errorf("policy file = %q, %v", b, err)
 	}
 }

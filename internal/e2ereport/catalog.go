@@ -70,6 +70,11 @@ var Catalog = map[string][]Planned{
 	"karmada-node": {
 		{"helm install of the Karmada chart (host mode): every pod Running and Ready", patchedOnly},
 		{"the deployed chart: a member joined in Push mode is Ready and a propagated ConfigMap reaches it", patchedOnly},
+		{"rotation through the deployed chart: member1's token rotated and revoked, member restarted; an update lands on member1 without a restart", both},
+		{"CA rotation through the deployed chart (overlap): old and new CA in the Secret, member restarted on the new CA; an update lands without a restart", patchedOnly},
+		{"drop-in: upstream's controller-manager image, helm upgrade to holdfast's (defaults), helm rollback: every pod Ready, no restart, /proc status as the chart's securityContext", patchedOnly},
+		{"karmada-apiserver's audit log over the rotation flow: no request of any chart component answered 403", patchedOnly},
+		{"own credential through the kubelet: the controller-manager's token revoked and a new one in its Secret; the guard exits, the kubelet restarts it, it works again", patchedOnly},
 	},
 	"worker-own-credential": {
 		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},

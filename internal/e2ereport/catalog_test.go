@@ -72,7 +72,11 @@ func TestCatalogMatchesTheSuites(t *testing.T) {
 			})
 			ast.Inspect(fn.Body, func(n ast.Node) bool {
 				call, ok := n.(*ast.CallExpr)
-				if !ok || !isIdent(call.Fun, "beginScenario") || len(call.Args) != 4 {
+				if !ok {
+					return true
+				}
+				pristineRow := isIdent(call.Fun, "beginPristineScenario")
+				if !(isIdent(call.Fun, "beginScenario") || pristineRow) || len(call.Args) != 4 {
 					return true
 				}
 				suiteID, ok := call.Args[1].(*ast.Ident)
@@ -81,7 +85,7 @@ func TestCatalogMatchesTheSuites(t *testing.T) {
 					return true // the setup row, recorded for any suite
 				}
 				binary := "patched"
-				if lit, ok := call.Args[3].(*ast.CompositeLit); ok && len(lit.Elts) > 0 {
+				if lit, ok := call.Args[3].(*ast.CompositeLit); (ok && len(lit.Elts) > 0) || pristineRow {
 					binary = "pristine"
 				}
 				if name, ok := stringLit(call.Args[2]); ok {
