@@ -63,11 +63,13 @@ type OwnCredentialGuardOptions struct {
 // 5 persisting 401s within 5m that have lasted at least 1m; see
 // DefaultGuardThreshold and DefaultGuardMinDuration for why): exit,
 // because a controller-manager that cannot authenticate cannot even release
-// its leader lease, and a restart mounts a fresh ServiceAccount token.
+// its leader lease, and a restart reads its kubeconfig and token files
+// anew (a Secret volume the kubelet has updated; a projected token only
+// once the kubelet renews it, docs/membercred.md).
 func (o *OwnCredentialGuardOptions) AddFlags(flags *pflag.FlagSet) {
 	flags.StringVar(&o.Action, "own-credential-guard-action", OwnCredentialGuardExit, fmt.Sprintf(
 		"What to do when karmada-apiserver keeps rejecting this process's own credential with 401 Unauthorized: "+
-			"'%s' exits so the container restarts with a fresh token, '%s' fails /readyz until a request is accepted again, '%s' disables the guard. "+
+			"'%s' exits so the container starts again and reads its credential files anew, '%s' fails /readyz until a request is accepted again, '%s' disables the guard. "+
 			"Member cluster credentials never trigger it.", OwnCredentialGuardExit, OwnCredentialGuardUnhealthy, OwnCredentialGuardOff))
 	flags.IntVar(&o.Threshold, "own-credential-guard-threshold", 5,
 		"How many 401 responses in a row to this process's own credential, each persisting after the credential was re-read, trip the own-credential guard.")
