@@ -265,14 +265,15 @@ RELEASE_SIGNING = $(if $(SIGNING_KEY),--sign-key $(SIGNING_KEY)) $(if $(filter k
 	$(if $(UNSIGNED),--unsigned) $(if $(TLOG),--tlog-upload)
 
 # The pristine twins the release notes' side-by-side table scans: upstream
-# as released, built with the Go its go line implies. Karmada v1.18.2 says go
-# 1.25.10 and worker-operator v1.6.4 go 1.24.0, neither obtainable here (the
-# go command on PATH is go1.26.8; the module proxy serves go1.27.3), so
-# go1.26.8 stands in; `holdfast vulns --pristine` names both in the table.
-UPSTREAM_GO ?= go1.26.8
+# as released, built with the Go its go line implies ("upstream": Karmada
+# v1.18.2's go 1.25.10 is go1.25.10, worker-operator v1.6.4's go 1.24.0 is
+# go1.24.0), which the go command fetches through the module proxy like
+# go1.27.3. UPSTREAM_GO=goX.Y.Z builds every twin with that release instead;
+# `holdfast vulns --pristine` names the implied and the used Go in the table.
+UPSTREAM_GO ?= upstream
 
 .PHONY: upstream-go-twins
-upstream-go-twins: ## Pristine twins built with upstream's Go (UPSTREAM_GO, default go1.26.8: the stand-in) into _output/bin-upstream-go/, for the side-by-side table.
+upstream-go-twins: ## Pristine twins built with the Go each upstream's go line implies (UPSTREAM_GO=goX.Y.Z to override) into _output/bin-upstream-go/, for the side-by-side table.
 	$(HOLDFAST) build --upstream karmada --pristine --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
 	$(HOLDFAST) build --upstream workeroperator --pristine --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
 

@@ -21,7 +21,7 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	pristine := fs.Bool("pristine", false, "build the pristine twin (upstream as released) into NAME-VERSION-pristine")
 	only := fs.String("only", "", "comma-separated binary names to build (default: every build package of the upstream)")
 	bin := fs.String("bin", "", "folder for the binaries (default: <root>/"+build.DefaultOut+")")
-	toolchain := fs.String("toolchain", "", "with --pristine: the Go release to compile upstream with (default: "+build.Toolchain+"); `holdfast vulns --pristine` says which one upstream's go line implies")
+	toolchain := fs.String("toolchain", "", "with --pristine: the Go release to compile upstream with (default: "+build.Toolchain+"), or "+build.UpstreamGo+": the one upstream's go line implies (go 1.25.10: go1.25.10), fetched by the go command")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@
 //	holdfast images  build [--upstream NAME [--version V]] [--platforms LIST] [--only BIN,...] [--registry R] [--out DIR] [--bin DIR] [--trees DIR]
 //	holdfast images  push --registry R [--upstream NAME [--version V]] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
 //	holdfast release --version V [--out DIR]
-//	holdfast vulns   [--out DIR] [--bin DIR | [--main-version MODULE@V,...] BINARY...]
+//	holdfast vulns   [--out DIR] [--bin DIR [--upstream NAME [--version V]] [--pristine [--pristine-bin DIR]] | [--main-version MODULE@V,...] BINARY...]
 //	holdfast tools   key | path NAME
 //	holdfast version | --version
 //	holdfast help [COMMAND [SUBCOMMAND]]   (or holdfast COMMAND --help)
@@ -86,8 +86,10 @@ const usage = `usage:
   holdfast release --version V [--out DIR]               assemble _output/release/V from the built artifacts
                                                          (refuses a dirty tree or a failing report)
   holdfast vulns   [--out DIR] [--bin DIR]               scan the default pins' binaries (in _output/bin) with govulncheck,
-                   [--main-version MODULE@V,...]         or the BINARY files, offline against the pinned vulndb snapshot;
-                   [BINARY...]                           report in DIR/vulnerabilities (default _output/reports)
+                   [--upstream NAME [--version V]]       or one pin's, or the BINARY files, offline against the pinned
+                   [--pristine [--pristine-bin DIR]]     vulndb snapshot; report in DIR/vulnerabilities (default
+                   [--main-version MODULE@V,...]         _output/reports); --pristine: with upstream's counts beside
+                   [BINARY...]                           (twins in _output/bin-upstream-go, make upstream-go-twins)
                                                          (exit 0 whatever is found; 1 if a binary could not be scanned)
   holdfast tools   key                                   the cache key of .cache/tools (tool definitions + Go version)
   holdfast tools   path NAME                             build a tool into .cache/tools once; print its path

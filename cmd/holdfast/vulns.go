@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/provenance"
 	"github.com/holdfast-dist/holdfast/internal/release"
@@ -32,8 +33,10 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("vulns")
 	out := fs.String("out", "", "folder to write vulnerabilities/ into (default: <root>/"+defaultReports+")")
 	bin := fs.String("bin", "", "folder of the built binaries, without BINARY arguments (default: <root>/"+build.DefaultOut+")")
-	pristine := fs.Bool("pristine", false, "default pins only: scan the pristine twins in --pristine-bin too and print upstream's counts next to holdfast's (vulnerabilities/"+sideBySideFile+")")
+	pristine := fs.Bool("pristine", false, "without BINARY arguments: scan the pins' pristine twins in --pristine-bin too and print upstream's counts next to holdfast's (vulnerabilities/"+sideBySideFile+")")
 	pristineBin := fs.String("pristine-bin", "", "with --pristine: folder of the pristine twins built with upstream's Go, make upstream-go-twins (default: <root>/"+release.DefaultPristineBin+")")
+	name := fs.String("upstream", "", "without BINARY arguments: scan this upstream's pin (--version, default its default pin) instead of every upstream's default pin")
+	version := fs.String("version", "", "with --upstream: the pinned version to scan")
 	mainVersions := fs.String("main-version", "", "with BINARY arguments: MODULE@VERSION,... the version each main module was built from, for binaries whose build information says (devel)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -44,19 +47,27 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	if *out == "" {
 		*out = filepath.Join(e.root, defaultReports)
 	}
+	if *version != "" && *name == "" {
+		return fmt.Errorf("%w: --version needs --upstream", errUsage)
+	}
 	var bins []vulnreport.Binary
 	if fs.NArg() > 0 {
+		if *name != "" {
+			return fmt.Errorf("%w: --upstream selects a pin's binaries; it and BINARY arguments exclude each other", errUsage)
+		}
 		if *bin != "" {
 			return fmt.Errorf("%w: --bin names the folder of the default pins' binaries; it and BINARY arguments exclude each other", errUsage)
 		}
 		var err error
 		if *pristine {
-			return fmt.Errorf("%w: --pristine compares the default pins' binaries with their pristine twins; it takes no BINARY arguments", errUsage)
+			return fmt.Errorf("%w: --pristine compares pinned binaries with their pristine twins; it takes no BINARY arguments", errUsage)
 		}
 		if bins, err = argBinaries(fs.Args(), *mainVersions); err != nil {
 			return err
 		}
-	} else {
+	}
+	var selected []pinOf
+	if fs.NArg() == 0 {
 		if *mainVersions != "" {
 			return fmt.Errorf("%w: --main-version is for BINARY arguments; the default pins' binaries take their pin's version", errUsage)
 		}
@@ -64,7 +75,10 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 			*bin = filepath.Join(e.root, build.DefaultOut)
 		}
 		var err error
-		if bins, err = e.defaultPinBinaries(*bin, provenance.Patched); err != nil {
+		if selected, err = e.vulnsPins(*name, *version); err != nil {
+			return err
+		}
+		if bins, err = pinBinaries(selected, *bin, provenance.Patched); err != nil {
 			return err
 		}
 	}
@@ -75,10 +89,10 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 		if *pristineBin == "" {
 			*pristineBin = filepath.Join(e.root, release.DefaultPristineBin)
 		}
-		if pristineBins, err = e.defaultPinBinaries(*pristineBin, provenance.Pristine); err != nil {
+		if pristineBins, err = pinBinaries(selected, *pristineBin, provenance.Pristine); err != nil {
 			return err
 		}
-		if pristineNote, err = e.pristineToolchainNote(pristineBins); err != nil {
+		if pristineNote, err = pristineToolchainNote(selected, pristineBins); err != nil {
 			return err
 		}
 	}
@@ -130,26 +144,18 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 // sideBySideFile is `holdfast vulns --pristine`'s table in the report folder.
 const sideBySideFile = "SIDE-BY-SIDE.md"
 
-// pristineToolchainNote is build.PristineGoNote for every default pin.
-func (e *env) pristineToolchainNote(bins []vulnreport.Binary) (string, error) {
-	f, err := e.pinFile()
-	if err != nil {
-		return "", err
-	}
+// pristineToolchainNote is build.PristineGoNote for every selected pin.
+func pristineToolchainNote(selected []pinOf, bins []vulnreport.Binary) (string, error) {
 	var lines []string
-	for _, up := range f.Upstreams {
-		pin, err := up.Pin("")
-		if err != nil {
-			return "", err
-		}
+	for _, sel := range selected {
 		var paths []string
-		dir := pipeline.TreeDir(up, pin.Version, provenance.Pristine)
+		dir := pipeline.TreeDir(sel.up, sel.pin.Version, provenance.Pristine)
 		for _, b := range bins {
 			if filepath.Base(filepath.Dir(b.Path)) == dir {
 				paths = append(paths, b.Path)
 			}
 		}
-		line, err := build.PristineGoNote(up.Name, up.Module, pin.Version, paths)
+		line, err := build.PristineGoNote(sel.up.Name, sel.up.Module, sel.pin.Version, paths)
 		if err != nil {
 			return "", err
 		}
@@ -188,24 +194,50 @@ func argBinaries(paths []string, mainVersions string) ([]vulnreport.Binary, erro
 	return bins, nil
 }
 
-// defaultPinBinaries lists the binaries of kind of every upstream's default
-// pin in bin, each with its pin's version for its main module.
-func (e *env) defaultPinBinaries(bin string, kind provenance.Kind) ([]vulnreport.Binary, error) {
+// pinOf is one pin a scan covers.
+type pinOf struct {
+	up  *pins.Upstream
+	pin pins.Pin
+}
+
+// vulnsPins are the pins `holdfast vulns` scans: every upstream's default
+// pin, or the one --upstream and --version name (a pin that is not the
+// default one is checked the same way before its series ships).
+func (e *env) vulnsPins(name, version string) ([]pinOf, error) {
+	if name != "" {
+		up, selected, err := e.selectPins(name, version, false)
+		if err != nil {
+			return nil, err
+		}
+		return []pinOf{{up, selected[0]}}, nil
+	}
 	f, err := e.pinFile()
 	if err != nil {
 		return nil, err
 	}
-	var bins []vulnreport.Binary
+	var out []pinOf
 	for _, up := range f.Upstreams {
 		pin, err := up.Pin("")
 		if err != nil {
 			return nil, err
 		}
+		out = append(out, pinOf{up, pin})
+	}
+	return out, nil
+}
+
+// pinBinaries lists the binaries of kind of the selected pins in bin, each
+// with its pin's version for its main module.
+func pinBinaries(selected []pinOf, bin string, kind provenance.Kind) ([]vulnreport.Binary, error) {
+	var bins []vulnreport.Binary
+	for _, sel := range selected {
+		up, pin := sel.up, sel.pin
 		dir := filepath.Join(bin, pipeline.TreeDir(up, pin.Version, kind))
 		for _, pkg := range up.Build {
 			path := filepath.Join(dir, up.BinaryName(pkg))
 			if _, err := os.Stat(path); err != nil {
-				return nil, fmt.Errorf("binary %s of %s %s: %v; build it first (make binaries; pristine: holdfast build --pristine)", path, up.Name, pin.Version, err)
+				return nil, fmt.Errorf("binary %s of %s %s: %v; build it first (make binaries, or holdfast build --upstream %s --version %s; pristine: with --pristine --toolchain upstream --bin %s)",
+					path, up.Name, pin.Version, err, up.Name, pin.Version, bin)
 			}
 			bins = append(bins, vulnreport.Binary{Path: path, MainVersion: pin.Version})
 		}

@@ -46,7 +46,8 @@ type Options struct {
 	// the main module at the pin's version itself, a patched tree's at a
 	// pseudo-version after it (see stampedCheckout).
 	Pristine bool
-	// Toolchain is the Go release that compiles; empty means Toolchain.
+	// Toolchain is the Go release that compiles; empty means Toolchain,
+	// UpstreamGo the release the tree's go line implies.
 	// The upstream's go line stays as it is either way (see Toolchain).
 	Toolchain string
 	// Log receives the go command lines and, while one runs, a heartbeat
@@ -103,6 +104,11 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 	toolchain := o.Toolchain
 	if toolchain == "" {
 		toolchain = Toolchain
+	}
+	if toolchain == UpstreamGo {
+		if toolchain, err = TreeGo(o.Tree); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", o.Upstream.Name, o.Pin.Version, err)
+		}
 	}
 	goCmd, err := ResolveGo(ctx, toolchain)
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"golang.org/x/mod/modfile"
 )
 
 // Toolchain is the Go release every shipped binary is built with, and the
@@ -25,6 +27,30 @@ import (
 // silently switch those behaviours (TLS key exchanges, x509 parsing,
 // HTTP limits) on a patch release.
 const Toolchain = "go1.27.3"
+
+// UpstreamGo, as Options.Toolchain or `holdfast build --pristine
+// --toolchain`, compiles with the Go release the tree's own go line implies
+// (TreeGo): the pristine twins of the side-by-side table are then upstream
+// as its own release build compiles it (Karmada v1.18.2's go 1.25.10 is
+// go1.25.10), not a release chosen by hand for every pin at once.
+const UpstreamGo = "upstream"
+
+// TreeGo is the Go release the go line of tree's go.mod implies.
+func TreeGo(tree string) (string, error) {
+	path := filepath.Join(tree, "go.mod")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("upstream's Go: %w", err)
+	}
+	f, err := modfile.ParseLax(path, data, nil)
+	if err != nil {
+		return "", fmt.Errorf("upstream's Go: %w", err)
+	}
+	if f.Go == nil {
+		return "", fmt.Errorf("upstream's Go: %s has no go line", path)
+	}
+	return ImpliedGo(f.Go.Version), nil
+}
 
 // Go is a resolved toolchain: its go command and GOROOT.
 type Go struct {

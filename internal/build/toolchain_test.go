@@ -187,3 +187,26 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestBuildUpstreamGoUsesTheTreesGoLine: a pristine twin built with
+// build.UpstreamGo is compiled by the release its tree's go line names, not
+// build.Toolchain: the side-by-side table compares holdfast with upstream as
+// upstream's own build compiles it. The tree names the Go running this test,
+// so no toolchain is fetched.
+func TestBuildUpstreamGoUsesTheTreesGoLine(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	local := runtime.Version()
+	if local == build.Toolchain || !strings.HasPrefix(local, "go1.") || strings.ContainsAny(local, " -X") {
+		t.Skipf("the test runs on %s: no release apart from %s to name in the go line", local, build.Toolchain)
+	}
+	tree, up := toolchainTree(t)
+	goMod := "module example.com/up\n\ngo " + strings.TrimPrefix(local, "go") + "\n"
+	if err := os.WriteFile(filepath.Join(tree, "go.mod"), []byte(goMod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if info := buildWith(t, tree, up, build.UpstreamGo); info.GoVersion != local {
+		t.Errorf("built with %s, want %s (the tree's go line)", info.GoVersion, local)
+	}
+}

@@ -51,9 +51,10 @@ func UpstreamGoLine(mod, version string) (string, error) {
 
 // PristineGoNote is the line the side-by-side table carries for one pin's
 // pristine twins: which Go upstream's go line implies and which Go built
-// them. Only go1.26.8 and go1.27.3 are obtainable here, so upstream's own
-// release (go1.25.10 for Karmada v1.18.2) is usually stood in for, and the
-// table must say so rather than pass the stand-in off as upstream's.
+// them, read from the binaries. `make upstream-go-twins` builds them with
+// the implied release (UpstreamGo); twins built with another one (a machine
+// that cannot fetch it, a stand-in given by hand) must not pass for
+// upstream's build, so the table names both.
 func PristineGoNote(name, mod, version string, bins []string) (string, error) {
 	want := "an unknown Go (its go.mod is not in the module cache)"
 	if line, err := UpstreamGoLine(mod, version); err == nil {

@@ -296,6 +296,12 @@ func (c Config) Build(ctx context.Context, up *pins.Upstream, pin pins.Pin, kind
 	}
 	if outcome.Reused {
 		c.logf("  up to date (%s)", outcome.TreeHash)
+		// What the build wrote (the requirements the overrides moved)
+		// is known only from the tree's own record: callers choose the
+		// override importers' tests from it.
+		if rec, err = provenance.Read(dest); err != nil {
+			return Result{}, fmt.Errorf("%s %s (%s): %w", up.Name, pin.Version, kind, err)
+		}
 	} else {
 		c.logf("  built: %s (%s)", outcome.Reason, outcome.TreeHash)
 	}

@@ -299,6 +299,16 @@ func TestBuildAppliesOverrides(t *testing.T) {
 	if rec, err := provenance.Read(patched.Dir); err != nil || strings.Join(rec.Overrides, "\n") != strings.Join(want, "\n") {
 		t.Errorf("provenance overrides %q (%v), want %q", rec.Overrides, err, want)
 	}
+	// A tree already up to date reports what it was built with: holdfast
+	// test picks the override importers from this record, and make patch
+	// has always built the tree before it runs.
+	again, err := fx.Config.Build(ctx, fx.Upstream, pin, provenance.Patched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Outcome.Reused || strings.Join(again.Record.Overrides, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rebuild reused %v, record overrides %q, want %q", again.Outcome.Reused, again.Record.Overrides, want)
+	}
 	pristineTree, err := fx.Config.Build(ctx, fx.Upstream, pin, provenance.Pristine)
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 )
 
 // DefaultPristineBin is where `make upstream-go-twins` builds the pristine
-// twins with the Go upstream's go line implies (or its stand-in), apart
+// twins with the Go upstream's go line implies (build.UpstreamGo), apart
 // from the e2e suites' twins in _output/bin, which build.Toolchain
 // compiles.
 const DefaultPristineBin = "_output/bin-upstream-go"
@@ -67,7 +67,7 @@ func sideBySide(ctx context.Context, root string, shipped []Shipped, pristineBin
 		for _, pkg := range sh.Upstream.Build {
 			p := filepath.Join(pristineBin, pipeline.TreeDir(sh.Upstream, sh.Pin.Version, provenance.Pristine), sh.Upstream.BinaryName(pkg))
 			if _, err := os.Stat(p); err != nil {
-				return "", refuse("the side-by-side table needs the pristine twin of %s %s: %v (holdfast build --upstream %s --version %s --pristine --toolchain GO --bin %s)",
+				return "", refuse("the side-by-side table needs the pristine twin of %s %s: %v (holdfast build --upstream %s --version %s --pristine --toolchain upstream --bin %s)",
 					sh.Upstream.Name, sh.Pin.Version, err, sh.Upstream.Name, sh.Pin.Version, pristineBin)
 			}
 			paths = append(paths, p)
