@@ -265,15 +265,17 @@ RELEASE_SIGNING = $(if $(SIGNING_KEY),--sign-key $(SIGNING_KEY)) $(if $(filter k
 	$(if $(UNSIGNED),--unsigned) $(if $(TLOG),--tlog-upload)
 
 # The pristine twins the release notes' side-by-side table scans: upstream
-# as released, built with the Go its go line implies ("upstream": Karmada
-# v1.18.2's go 1.25.10 is go1.25.10, worker-operator v1.6.4's go 1.24.0 is
-# go1.24.0), which the go command fetches through the module proxy like
-# go1.27.3. UPSTREAM_GO=goX.Y.Z builds every twin with that release instead;
+# as released, built by default with go1.26.8, the Go this build machine
+# ships, because the only other release approved here is go1.27.3.
+# UPSTREAM_GO=upstream builds each twin with the Go its go line implies
+# (Karmada v1.18.2's go 1.25.10 is go1.25.10, worker-operator v1.6.4's go
+# 1.24.0 is go1.24.0), fetched by the go command through the module proxy,
+# where a machine may use those; UPSTREAM_GO=goX.Y.Z names one release.
 # `holdfast vulns --pristine` names the implied and the used Go in the table.
-UPSTREAM_GO ?= upstream
+UPSTREAM_GO ?= go1.26.8
 
 .PHONY: upstream-go-twins
-upstream-go-twins: ## Pristine twins built with the Go each upstream's go line implies (UPSTREAM_GO=goX.Y.Z to override) into _output/bin-upstream-go/, for the side-by-side table.
+upstream-go-twins: ## Pristine twins for the release notes' side-by-side table in _output/bin-upstream-go/, built with go1.26.8 (UPSTREAM_GO=upstream: the Go each go line implies; UPSTREAM_GO=goX.Y.Z).
 	$(HOLDFAST) build --upstream karmada --pristine --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
 	$(HOLDFAST) build --upstream workeroperator --pristine --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
 
