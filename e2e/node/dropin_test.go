@@ -4,7 +4,6 @@ package node
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -126,22 +125,18 @@ func testWorkerDropIn(t *testing.T, root string, n *node.Node, chart string, com
 			allowEscalation = c.SecurityContext.AllowPrivilegeEscalation
 		}
 		want := wantFor(runAsUser(pod), s.uid, allowEscalation)
-		id, ok := strings.CutPrefix(pod.Status.ContainerStatuses[0].ContainerID, "containerd://")
-		if !ok {
-			sc.Fatalf("%s: container id %q is not containerd's", s.name, pod.Status.ContainerStatuses[0].ContainerID)
+		pid, status, err := podMainStatus(pod)
+		if err != nil {
+			sc.Fatalf("%s: %v", s.name, err)
 		}
-		pid, err := containerMainPID("/proc", id)
-		sc.Check(err)
-		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-		sc.Check(err)
-		for _, d := range checkProcStatus(string(status), want) {
+		for _, d := range checkProcStatus(status, want) {
 			sc.Errorf("%s: pod %s, process %d: %s", s.name, pod.Name, pid, d)
 		}
 		// The same status must fail a different expectation: otherwise
 		// the read proved nothing (an empty or foreign status).
 		other := want
 		other.UID++
-		if len(checkProcStatus(string(status), other)) == 0 {
+		if len(checkProcStatus(status, other)) == 0 {
 			sc.Errorf("%s: process %d's status also matches uid %d: it does not say who runs the worker", s.name, pid, other.UID)
 		}
 		sc.Notef("%s: %s Ready, restartCount 0 over %s; process %d: uid %d, CapEff %s, NoNewPrivs %s", s.name, s.image, dropInWatch, pid, want.UID, want.CapEff, want.NoNewPrivs)

@@ -5,7 +5,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -372,18 +371,9 @@ func describeSecurityContext(p *corev1.Pod) string {
 // containerStatus reads /proc/<pid>/status of the pod's first container's
 // main process.
 func (f *karmadaFlow) containerStatus(_ context.Context, sc *e2ereport.Run, pod *corev1.Pod) (int, string) {
-	if len(pod.Status.ContainerStatuses) == 0 {
-		sc.Fatalf("pod %s has no container status", pod.Name)
-	}
-	id, ok := strings.CutPrefix(pod.Status.ContainerStatuses[0].ContainerID, "containerd://")
-	if !ok {
-		sc.Fatalf("pod %s: container id %q is not containerd's", pod.Name, pod.Status.ContainerStatuses[0].ContainerID)
-	}
-	pid, err := containerMainPID("/proc", id)
+	pid, status, err := podMainStatus(pod)
 	sc.Check(err)
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	sc.Check(err)
-	return pid, string(b)
+	return pid, status
 }
 
 // restartCounts maps every pod of the release that must keep running to its

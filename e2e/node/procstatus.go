@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // containerdDefaultCaps is the effective set containerd's CRI gives a
@@ -169,4 +170,24 @@ func imageUID(dir string) (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("image layout %s: no linux/amd64 image", dir)
+}
+
+// podMainStatus reads /proc/<pid>/status of the main process of pod's
+// first container, which containerd runs.
+func podMainStatus(pod *corev1.Pod) (pid int, status string, err error) {
+	if len(pod.Status.ContainerStatuses) == 0 {
+		return 0, "", fmt.Errorf("pod %s has no container status", pod.Name)
+	}
+	id, ok := strings.CutPrefix(pod.Status.ContainerStatuses[0].ContainerID, "containerd://")
+	if !ok {
+		return 0, "", fmt.Errorf("pod %s: container id %q is not containerd's", pod.Name, pod.Status.ContainerStatuses[0].ContainerID)
+	}
+	if pid, err = containerMainPID("/proc", id); err != nil {
+		return 0, "", fmt.Errorf("pod %s: %w", pod.Name, err)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, "", fmt.Errorf("pod %s: %w", pod.Name, err)
+	}
+	return pid, string(b), nil
 }
