@@ -31,7 +31,7 @@ const (
 	seriesOwnRecovered    = "holdfast_own_credential_unauthorized_recovered_total"
 	seriesOwnPersisting   = "holdfast_own_credential_persisting_unauthorized"
 	seriesOwnTripped      = "holdfast_own_credential_guard_tripped_total"
-	logGuardExit          = "Own API server credential is permanently rejected, exiting so the pod restarts with a fresh credential"
+	logGuardExit          = "Own API server credential is permanently rejected, exiting so the restarted process re-reads its credential"
 	// logGuardSetup is the glue's line when a guard variable is not understood.
 	logGuardSetup = "Could not set up the own-credential guard"
 )

@@ -211,7 +211,12 @@ func (g *OwnCredentialGuard) strike(host string) {
 	}
 	g.metrics.ownTripped()
 	if g.action == GuardActionExit {
-		g.log.Error(nil, "Own API server credential is permanently rejected, exiting so the pod restarts with a fresh credential",
+		// The message promises a visible restart that re-reads the
+		// credential, not a new one: a restarted container gets the same
+		// projected ServiceAccount token until the kubelet renews it
+		// (docs/membercred.md, "What a kubelet restart gives the restarted
+		// container").
+		g.log.Error(nil, "Own API server credential is permanently rejected, exiting so the restarted process re-reads its credential",
 			"host", host, "consecutive401s", run, "threshold", g.threshold, "window", g.window, "rejectedFor", rejectedFor)
 		g.exit(1)
 		return

@@ -145,7 +145,7 @@ func TestGuardThresholds(t *testing.T) {
 					t.Errorf("exit code %d, want 1", code)
 				}
 			}
-			lines := f.logs.containing("exiting so the pod restarts")
+			lines := f.logs.containing("permanently rejected, exiting")
 			if len(lines) != tt.wantExits {
 				t.Errorf("%d exit log lines, want %d: %q", len(lines), tt.wantExits, f.logs.all())
 			}
