@@ -13,8 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/holdfast-dist/holdfast/internal/node"
-	"github.com/holdfast-dist/holdfast/internal/pipeline"
-	"github.com/holdfast-dist/holdfast/internal/standin"
 )
 
 // pristineWorker is upstream's worker image name at the pin, built from
@@ -29,13 +27,12 @@ const pristineWorker = "docker.io/aveshasystems/worker-operator:v1.6.4"
 // sooner.
 const dropInWatch = 60 * time.Second
 
-// pristineWorkerLayout is the pristine worker's stand-in layout. Build runs
-// every time: its stamps make it a few seconds when nothing changed, and a
-// layout left by an older tree or tool version is rebuilt, not trusted.
-func pristineWorkerLayout(t *testing.T, root string) string {
-	// Its own tree folder: the pipeline rebuilds trees another holdfast
-	// executable made (internal/standin.Options.Trees).
-	imgs, err := standin.Build(t.Context(), standin.Options{Root: root, Trees: pipeline.Config{Out: filepath.Join(root, "_output", "node-suite-trees")}})
+// pristineWorkerLayout is the pristine worker's stand-in layout, from the
+// run's one stand-in build. The build runs every time: its stamps make it a
+// few seconds when nothing changed, and a layout left by an older tree or
+// tool version is rebuilt, not trusted.
+func pristineWorkerLayout(t *testing.T, standIns *standInBuild) string {
+	imgs, _, err := standIns.wait(t)
 	if err != nil {
 		t.Fatalf("building the stand-in images: %v", err)
 	}
@@ -53,8 +50,8 @@ type dropInStep struct {
 	pod   *corev1.Pod
 }
 
-func testWorkerDropIn(t *testing.T, root string, n *node.Node, chart string, common []string, holdfast node.Image, holdfastLayout string) {
-	pristineLayout := pristineWorkerLayout(t, root)
+func testWorkerDropIn(t *testing.T, standIns *standInBuild, n *node.Node, chart string, common []string, holdfast node.Image, holdfastLayout string) {
+	pristineLayout := pristineWorkerLayout(t, standIns)
 	sc := beginScenario(t, suiteWorkerNode, "drop-in: pristine v1.6.4 image, helm upgrade to holdfast's (defaults), helm rollback: Ready, no restart, securityContext in /proc",
 		fmt.Sprintf("setup: holdfast's chart %s, secondary unset; step 1 with the pristine stand-in %s (its layout imported), step 2 `helm upgrade` with the same values "+
 			"but the image's (the chart's default, %s), step 3 `helm rollback worker 1`; each step: helm --wait, the one worker pod Ready, restartCount 0 over %s, "+

@@ -83,6 +83,10 @@ func TestNode(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
+	// Every scenario that needs a stand-in image waits for this one build,
+	// started before anything else; it is over before TestNode returns.
+	standIns := startStandIns(ctx, root)
+	defer func() { cancel(); <-standIns.done }()
 	// A killed run's leftovers are not the host's: cleared first.
 	if err := node.ClearStale(ctx, t.Logf); err != nil {
 		t.Fatal(err)
@@ -128,8 +132,8 @@ func TestNode(t *testing.T) {
 		t.Run("pod-ready", func(t *testing.T) { t.Parallel(); testPodReady(t, n) })
 		t.Run("kubelet-restart", func(t *testing.T) { t.Parallel(); testKubeletRestart(t, n) })
 		t.Run("unreachable", func(t *testing.T) { t.Parallel(); testUnreachable(t, n) })
-		t.Run("worker", func(t *testing.T) { t.Parallel(); testWorker(t, root, n) })
-		t.Run("karmada", func(t *testing.T) { t.Parallel(); testKarmada(t, root, n) })
+		t.Run("worker", func(t *testing.T) { t.Parallel(); testWorker(t, root, n, standIns) })
+		t.Run("karmada", func(t *testing.T) { t.Parallel(); testKarmada(t, root, n, standIns) })
 	})
 	stop()
 

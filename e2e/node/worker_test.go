@@ -163,7 +163,7 @@ func workerInputs(root string) (layout, chart string, err error) {
 	return filepath.Dir(layouts[0]), charts[0], nil
 }
 
-func testWorker(t *testing.T, root string, n *node.Node) {
+func testWorker(t *testing.T, root string, n *node.Node, standIns *standInBuild) {
 	ctx := t.Context()
 	layout, chart, err := workerInputs(root)
 	if err != nil {
@@ -220,7 +220,7 @@ func testWorker(t *testing.T, root string, n *node.Node) {
 		testWorkerQuiet(t, n, chart, note, common, hubA)
 	})
 	t.Run("drop-in", func(t *testing.T) {
-		testWorkerDropIn(t, root, n, chart, common, img, layout)
+		testWorkerDropIn(t, standIns, n, chart, common, img, layout)
 	})
 }
 
