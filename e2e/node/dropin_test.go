@@ -12,9 +12,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/holdfast-dist/holdfast/internal/node"
+	"github.com/holdfast-dist/holdfast/internal/harness/node"
+	"github.com/holdfast-dist/holdfast/internal/harness/standin"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
-	"github.com/holdfast-dist/holdfast/internal/standin"
 )
 
 // pristineWorker is upstream's worker image name at the pin, built from
@@ -34,7 +34,7 @@ const dropInWatch = 60 * time.Second
 // layout left by an older tree or tool version is rebuilt, not trusted.
 func pristineWorkerLayout(t *testing.T, root string) string {
 	// Its own tree folder: the pipeline rebuilds trees another holdfast
-	// executable made (internal/standin.Options.Trees).
+	// executable made (internal/harness/standin.Options.Trees).
 	imgs, err := standin.Build(t.Context(), standin.Options{Root: root, Trees: pipeline.Config{Out: filepath.Join(root, "_output", "node-suite-trees")}})
 	if err != nil {
 		t.Fatalf("building the stand-in images: %v", err)
