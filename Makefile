@@ -40,7 +40,7 @@ fmt-check: ## Fail if any Go file is not gofmt-clean.
 .PHONY: vet
 vet: ## Run go vet on every package, e2e- and scale-tagged test files included.
 	$(GO) vet $(PKGS)
-	$(GO) vet -tags e2e $(E2E_PKGS) ./internal/charts/
+	$(GO) vet -tags e2e $(E2E_PKGS) ./internal/pipeline/charts/
 	$(GO) vet -tags scale ./e2e/scale/
 
 .PHONY: lint-workflows
@@ -84,7 +84,7 @@ bench: ## Benchmarks: per-request cost of the member token transport against cli
 # every package under pkg/ and the gate packages the release trusts, one
 # gremlins run each. Select some with PKGS_MUTATE=./pkg/hubfollow/ (folders,
 # space-separated); results and surviving mutants in _output/reports/mutate/.
-PKGS_MUTATE ?= $(sort $(wildcard pkg/*/)) ./internal/treetest/ ./internal/release/ ./internal/e2ereport/ ./internal/patchset/ ./internal/vulnreport/
+PKGS_MUTATE ?= $(sort $(wildcard pkg/*/)) ./internal/pipeline/treetest/ ./internal/pipeline/release/ ./internal/e2ereport/ ./internal/pipeline/patchset/ ./internal/supplychain/vulnreport/
 # One mutant at a time by default: each is a go build plus its package's tests.
 MUTATE_WORKERS ?= 1
 MUTATE_TIMEOUT_COEFFICIENT ?= 10
@@ -141,9 +141,9 @@ E2E_REPORT_FLAGS ?=
 # control-plane harness suite, the tool builds, the vulnerability scans with
 # the real govulncheck, signing and the signed release with the real cosign,
 # the node's stand-in images against the rendered Karmada chart) run with them.
-E2E_PKGS := ./e2e/... ./internal/controlplane/ ./internal/karmadacp/ ./internal/toolcache/ ./internal/vulnreport/ ./internal/signing/ ./internal/release/ ./internal/standin/
+E2E_PKGS := ./e2e/... ./internal/harness/controlplane/ ./internal/harness/karmadacp/ ./internal/toolcache/ ./internal/supplychain/vulnreport/ ./internal/supplychain/signing/ ./internal/pipeline/release/ ./internal/harness/standin/
 # The Karmada binaries the suites run (patched and pristine): every shipped
-# binary (internal/karmadacp.Shipped) for the suite on a real control plane.
+# binary (internal/harness/karmadacp.Shipped) for the suite on a real control plane.
 KARMADA_E2E_BINARIES := karmada-controller-manager,karmada-search,karmada-metrics-adapter
 
 .PHONY: e2e-binaries
@@ -178,7 +178,7 @@ e2e: e2e-binaries node-deps e2e-node-inputs ## End-to-end suites on real etcd + 
 	rc=0; $(GO) test -tags e2e -count=1 -p $(E2E_PARALLEL) -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report $(E2E_REPORT_FLAGS) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
 
-# --- vulnerabilities (internal/vulnreport) ----------------------------------
+# --- vulnerabilities (internal/supplychain/vulnreport) ----------------------
 
 .PHONY: vulns
 vulns: ## govulncheck on the default pins' patched binaries (after make binaries), offline against the pinned vulndb snapshot: _output/reports/vulnerabilities/ (SUMMARY.md, per-binary JSON).
@@ -189,7 +189,7 @@ vulns: ## govulncheck on the default pins' patched binaries (after make binaries
 # The suite and the harness whose e2e-tagged test starts one control plane;
 # both are in `make e2e` too. This target runs only them, keeping the other
 # suites' reports.
-E2E_KARMADA_CP_PKGS := ./e2e/karmadacp/ ./internal/karmadacp/
+E2E_KARMADA_CP_PKGS := ./e2e/karmadacp/ ./internal/harness/karmadacp/
 
 .PHONY: e2e-karmada-cp
 e2e-karmada-cp: e2e-binaries ## Only the suite on a real Karmada control plane (aggregated API server, webhook, scheduler, controller-manager, search, metrics-adapter; part of e2e); report merged into _output/reports/e2e.md|json.
@@ -211,7 +211,7 @@ scale: ## Rotation storm across K member clusters (not part of test): make scale
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES) --pristine
 	SCALE_K=$(K) SCALE_TIMEOUT=$(SCALE_TIMEOUT) SCALE_MERGE=$(MERGE) $(GO) test -tags scale -count=1 -timeout 180m -run '^TestScale$$' -v ./e2e/scale/
 
-# --- images (internal/image, images/) ---------------------------------------
+# --- images (internal/pipeline/image, images/) ------------------------------
 
 # Platforms the images are built for; linux/amd64 and linux/arm64 are what
 # Karmada and KubeSlice publish.
@@ -233,10 +233,10 @@ images-push: ## Push images with SBOMs (and, FROM a release's images/, signature
 
 .PHONY: images-test
 images-test: ## Image tests alone: assembly, SBOM, reproducibility, Dockerfiles, the real images through an in-process registry.
-	$(GO) test -race -count=1 ./internal/image/ ./internal/imagebuild/
+	$(GO) test -race -count=1 ./internal/pipeline/image/ ./internal/pipeline/imagebuild/
 	$(GO) test -count=1 -timeout 30m -run TestImagesRealUpstreams ./cmd/holdfast/
 
-# --- charts (charts/, internal/charts) --------------------------------------
+# --- charts (charts/, internal/pipeline/charts) -----------------------------
 
 .PHONY: charts
 charts: ## Helm charts of the default pins (karmada, worker-operator), packaged into _output/charts/; images by digest when _output/images holds them, else by tag.
@@ -251,7 +251,7 @@ charts-push: ## Push _output/charts/ to <REGISTRY>/charts over OCI: make charts-
 charts-test: ## Chart tests with the real helm: lint, render, schema, install into a real kube-apiserver, OCI push/pull, rollback to upstream's image.
 	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager
 	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager --pristine
-	$(GO) test -tags e2e -count=1 -timeout 30m ./internal/charts/
+	$(GO) test -tags e2e -count=1 -timeout 30m ./internal/pipeline/charts/
 
 # --- release ----------------------------------------------------------------
 

@@ -20,9 +20,9 @@ if [ ${#upstreams[@]} -eq 0 ]; then
   upstreams=(github.com/kubeslice/worker-operator@v1.6.4 github.com/karmada-io/karmada@v1.16.0)
 fi
 
-toolchain=$(sed -n 's/^const Toolchain = "\(go[0-9.]*\)"$/\1/p' "$root/internal/build/toolchain.go")
+toolchain=$(sed -n 's/^const Toolchain = "\(go[0-9.]*\)"$/\1/p' "$root/internal/pipeline/build/toolchain.go")
 if [ -z "$toolchain" ]; then
-  echo "compat: no const Toolchain in internal/build/toolchain.go" >&2
+  echo "compat: no const Toolchain in internal/pipeline/build/toolchain.go" >&2
   exit 1
 fi
 
@@ -75,7 +75,7 @@ for up in "${upstreams[@]}"; do
       fi
     done
     # vet and test with the toolchain that compiles the shipped binaries
-    # (internal/build.Toolchain); the go line above stays upstream's.
+    # (internal/pipeline/build.Toolchain); the go line above stays upstream's.
     GOTOOLCHAIN=$toolchain go vet ./...
     GOTOOLCHAIN=$toolchain go test -count=1 ./...
   )

@@ -7,7 +7,7 @@
 # LIVED (surviving) mutants in <folder>.lived. docs/testing.md records the
 # efficacy per package and judges every survivor.
 #
-# Usage: hack/mutate.sh FOLDER...   (e.g. ./pkg/hubfollow/ ./internal/patchset/)
+# Usage: hack/mutate.sh FOLDER...   (e.g. ./pkg/hubfollow/ ./internal/pipeline/patchset/)
 # Environment:
 #   GREMLINS             the gremlins binary (default: holdfast tools path gremlins)
 #   WORKERS              mutants tested at once (default 1: each is a go build

@@ -2,7 +2,7 @@
 # node-deps.sh: make sure the real node's runtime is on this machine before
 # the node suite (e2e/node) runs.
 #
-# Why: the node harness (internal/node) runs Debian's containerd, runc, the
+# Why: the node harness (internal/harness/node) runs Debian's containerd, runc, the
 # CNI plugins and iptables as the node's real runtime; they are not Go
 # modules, so internal/toolcache cannot build them. On Debian or Ubuntu as
 # root this installs what is missing, the same four packages CI installs;

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/holdfast-dist/holdfast/internal/pins"
-	"github.com/holdfast-dist/holdfast/internal/provenance"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/provenance"
 )
 
 // runApply builds the patched tree and its pristine twin for one pin, or

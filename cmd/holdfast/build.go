@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
-	"github.com/holdfast-dist/holdfast/internal/provenance"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/provenance"
 )
 
 // runBuild applies the series (idempotently) and builds the pin's binaries

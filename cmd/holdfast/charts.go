@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/holdfast-dist/holdfast/internal/build"
-	"github.com/holdfast-dist/holdfast/internal/charts"
-	"github.com/holdfast-dist/holdfast/internal/imagebuild"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/charts"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/imagebuild"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/holdfast-dist/holdfast/internal/build"
-	"github.com/holdfast-dist/holdfast/internal/charts"
-	"github.com/holdfast-dist/holdfast/internal/imagebuild/imagebuildtest"
-	"github.com/holdfast-dist/holdfast/internal/pins"
-	"github.com/holdfast-dist/holdfast/internal/release"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/charts"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/imagebuild/imagebuildtest"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/release"
 )
 
 func TestChartsUsageErrors(t *testing.T) {

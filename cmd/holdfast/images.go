@@ -12,11 +12,11 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
-	"github.com/holdfast-dist/holdfast/internal/build"
-	"github.com/holdfast-dist/holdfast/internal/image"
-	"github.com/holdfast-dist/holdfast/internal/imagebuild"
-	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/image"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/imagebuild"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
 )
 
 // runImages dispatches `holdfast images build|push`.

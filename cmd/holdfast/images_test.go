@@ -39,7 +39,8 @@ func TestImagesPushWithoutBuild(t *testing.T) {
 
 func TestImagesBuildWithoutSpec(t *testing.T) {
 	root := fixture(t).Config.Root
-	// The synthetic upstream has no image conventions in internal/image.
+	// The synthetic upstream has no image conventions in
+	// internal/pipeline/image.
 	code, _, stderr := runCLI(t, "images", "build", "--root", root, "--upstream", "up")
 	if code != 1 || !strings.Contains(stderr, `upstream "up" has no image spec`) {
 		t.Errorf("exit %d, stderr %s", code, stderr)

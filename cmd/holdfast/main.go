@@ -49,9 +49,9 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
-	"github.com/holdfast-dist/holdfast/internal/pristine"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pristine"
 )
 
 // errUsage marks an error that should be followed by usage and exit 2.

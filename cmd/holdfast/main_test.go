@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/holdfast-dist/holdfast/internal/pins"
-	"github.com/holdfast-dist/holdfast/internal/pipelinetest"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pipelinetest"
 )
 
 // fixture serves the synthetic upstream to the go command the CLI runs.

@@ -11,9 +11,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
-	"github.com/holdfast-dist/holdfast/internal/imagebuild"
-	"github.com/holdfast-dist/holdfast/internal/pins"
-	"github.com/holdfast-dist/holdfast/internal/pipelinetest"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/imagebuild"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pipelinetest"
 )
 
 // TestImagesBuildStdoutCarriesOnlyResults: `holdfast images build` prints

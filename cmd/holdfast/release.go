@@ -6,21 +6,21 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/holdfast-dist/holdfast/internal/build"
-	"github.com/holdfast-dist/holdfast/internal/charts"
-	"github.com/holdfast-dist/holdfast/internal/image"
-	"github.com/holdfast-dist/holdfast/internal/imagebuild"
-	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
-	"github.com/holdfast-dist/holdfast/internal/release"
-	"github.com/holdfast-dist/holdfast/internal/signing"
-	"github.com/holdfast-dist/holdfast/internal/slsa"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/charts"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/image"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/imagebuild"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/release"
+	"github.com/holdfast-dist/holdfast/internal/supplychain/signing"
+	"github.com/holdfast-dist/holdfast/internal/supplychain/slsa"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
 // runRelease assembles the release folder from what `make release`'s
 // earlier steps wrote; it refuses a dirty checkout, a failing report or an
-// artifact of another commit (internal/release).
+// artifact of another commit (internal/pipeline/release).
 func runRelease(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("release")
 	version := fs.String("version", "", "release version, vX.Y.Z[-pre]")

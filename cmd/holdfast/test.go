@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
 	"path/filepath"
 
-	"github.com/holdfast-dist/holdfast/internal/pins"
-	"github.com/holdfast-dist/holdfast/internal/treetest"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/treetest"
 )
 
 // DefaultReports is where `holdfast test` writes its Markdown and JSON

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
 )
 
 // TestMain resolves the shipped toolchain once, in the environment the

@@ -12,12 +12,12 @@ import (
 
 	"golang.org/x/mod/semver"
 
-	"github.com/holdfast-dist/holdfast/internal/build"
-	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
-	"github.com/holdfast-dist/holdfast/internal/provenance"
-	"github.com/holdfast-dist/holdfast/internal/release"
-	"github.com/holdfast-dist/holdfast/internal/vulnreport"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/provenance"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/release"
+	"github.com/holdfast-dist/holdfast/internal/supplychain/vulnreport"
 )
 
 // defaultReports is where `holdfast vulns` writes its folder unless told

@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// The scans themselves are internal/vulnreport's tests (e2e-tagged, with the
-// real govulncheck); here only what the CLI adds, all of it refused before a
-// tool is built or anything is written.
+// The scans themselves are internal/supplychain/vulnreport's tests (e2e-tagged,
+// with the real govulncheck); here only what the CLI adds, all of it refused
+// before a tool is built or anything is written.
 func TestVulnsRefusals(t *testing.T) {
 	self, err := os.Executable()
 	if err != nil {

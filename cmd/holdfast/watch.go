@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/holdfast-dist/holdfast/internal/build"
-	"github.com/holdfast-dist/holdfast/internal/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
-	"github.com/holdfast-dist/holdfast/internal/rebase"
-	"github.com/holdfast-dist/holdfast/internal/treetest"
-	"github.com/holdfast-dist/holdfast/internal/upstreamwatch"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/rebase"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/treetest"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/upstreamwatch"
 )
 
 // runWatch lists the upstream tags published since the pins, tries the

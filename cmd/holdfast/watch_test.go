@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/holdfast-dist/holdfast/internal/pipelinetest"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pipelinetest"
 )
 
 // TestWatch serves pinned v1.2.0 with v1.2.1, v1.3.0 (and v1.4.0, v1.1.0)

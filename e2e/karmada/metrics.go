@@ -3,12 +3,12 @@ package karmada
 import (
 	"context"
 
-	"github.com/holdfast-dist/holdfast/internal/membercredmetrics"
+	"github.com/holdfast-dist/holdfast/internal/harness/membercredmetrics"
 )
 
-// The metrics readers live in internal/membercredmetrics, which
-// internal/karmadacp shares; these names keep the suite's callers as they
-// were.
+// The metrics readers live in internal/harness/membercredmetrics, which
+// internal/harness/karmadacp shares; these names keep the suite's callers as
+// they were.
 
 // Metric families the patched controller-manager serves (pkg/membercred).
 const (

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 )
 
 // AuditEvent is an event of a member's audit log

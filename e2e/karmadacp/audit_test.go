@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 )
 
 // Events as kube-apiserver v1.35 writes them (trimmed): a watch reaching

@@ -13,7 +13,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
 )
 
 // What the rotation scenarios (rotation, repeated-rotation,

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
-	"github.com/holdfast-dist/holdfast/internal/membercredmetrics"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/membercredmetrics"
 )
 
 // scrapeTimeout bounds one scrape of one component: a loopback GET that

@@ -3,14 +3,14 @@
 // cluster.karmada.io, Karmada's CRDs, karmada-webhook, karmada-scheduler and
 // karmada-controller-manager with its default controller set (and, for the
 // metrics scenario, karmada-metrics-adapter), all from the pinned tree
-// (internal/karmadacp), and members joined in Push mode as `karmadactl
+// (internal/harness/karmadacp), and members joined in Push mode as `karmadactl
 // join` joins them. Each build runs on its own control plane: pristine
 // (every component upstream as released) and patched (the binaries
 // holdfast ships; the other components from the patched tree, which the
 // series does not change).
 // karmada-controller-manager with its default controller set, and
 // karmada-search for the scenario that needs it, all from the pinned tree
-// (internal/karmadacp), and members joined in Push mode as `karmadactl
+// (internal/harness/karmadacp), and members joined in Push mode as `karmadactl
 // join` joins them. Each build runs on its own control plane: pristine
 // (every component upstream as released) and patched (the
 // controller-manager and karmada-search holdfast ships; the other

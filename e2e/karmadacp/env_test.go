@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 

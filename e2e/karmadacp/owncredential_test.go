@@ -13,9 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
 )
 
 const (

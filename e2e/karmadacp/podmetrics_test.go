@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metricsv1beta1 "k8s.io/metrics/pkg/apis/metrics/v1beta1"
 
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
 )
 
 // TestServedFrom: only the stand-in's PodMetrics of the Pod asked for,

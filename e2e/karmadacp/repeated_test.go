@@ -12,7 +12,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
 )
 
 // roundKind is what one round of a repeated scenario does before it

@@ -18,8 +18,8 @@ import (
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
-	"github.com/holdfast-dist/holdfast/internal/membercredmetrics"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/membercredmetrics"
 )
 
 const (

@@ -13,9 +13,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
 )
 
 // secretRead is a kind of request that can return the member's Secret:

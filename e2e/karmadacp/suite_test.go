@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 

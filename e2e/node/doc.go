@@ -1,6 +1,6 @@
-// Package node installs holdfast's charts on a real node (internal/node:
-// containerd, runc, kubelet, kube-proxy in namespaces of their own) and
-// checks what only a node shows:
+// Package node installs holdfast's charts on a real node
+// (internal/harness/node: containerd, runc, kubelet, kube-proxy in namespaces
+// of their own) and checks what only a node shows:
 //
 //   - suite "node": the harness itself: a pod runs and is Ready, the
 //     kubelet restarts a container that exits, a pod cannot reach anything
@@ -14,8 +14,8 @@
 //     which hub-b's audit log shows its requests; without a secondary, it
 //     runs five minutes with no restart and no "forbidden" in its log
 //     (issue 27: the chart's RBAC). The drop-in: installed with the
-//     pristine v1.6.4 stand-in image (internal/standin), `helm upgrade` to
-//     holdfast's image with the same values, `helm rollback`; each step
+//     pristine v1.6.4 stand-in image (internal/harness/standin), `helm upgrade`
+//     to holdfast's image with the same values, `helm rollback`; each step
 //     Ready with restartCount 0 over 60 s, the container spec unchanged but
 //     for its image, and the container's main process (found by its
 //     cgroup) running with the uid, CapEff and NoNewPrivs the rendered
@@ -23,7 +23,7 @@
 //     /proc/<pid>/status.
 //   - suite "karmada-node": holdfast's Karmada chart (host install mode)
 //     installed with upstream's karmada-controller-manager image (the
-//     pristine stand-in) and the stand-ins of internal/standin for the
+//     pristine stand-in) and the stand-ins of internal/harness/standin for the
 //     rest, on cluster DNS (node.StartDNS), karmada-apiserver given an
 //     audit log by the post-renderer ./auditrender: every pod Running and
 //     Ready, etcd's hostPath kept inside the node's mount namespace, and

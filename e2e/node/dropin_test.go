@@ -12,7 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/holdfast-dist/holdfast/internal/node"
+	"github.com/holdfast-dist/holdfast/internal/harness/node"
 )
 
 // pristineWorker is upstream's worker image name at the pin, built from

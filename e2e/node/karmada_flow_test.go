@@ -21,9 +21,9 @@ import (
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
 	e2ekcp "github.com/holdfast-dist/holdfast/e2e/karmadacp"
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/node"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/node"
 )
 
 const (

@@ -22,8 +22,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 )
 
 // testOwnCredential gives holdfast's controller-manager a credential of its

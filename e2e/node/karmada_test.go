@@ -14,8 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/holdfast-dist/holdfast/internal/node"
-	"github.com/holdfast-dist/holdfast/internal/standin"
+	"github.com/holdfast-dist/holdfast/internal/harness/node"
+	"github.com/holdfast-dist/holdfast/internal/harness/standin"
 )
 
 const (
@@ -75,7 +75,7 @@ func testKarmada(t *testing.T, root string, n *node.Node, standIns *standInBuild
 	sc := beginScenario(t, suiteKarmadaNode, "helm install of the Karmada chart (host mode): every pod Running and Ready",
 		fmt.Sprintf("setup: chart %s (release %q in %s) with default values but the controller-manager's image, upstream's v1.18.2 (the pristine stand-in; "+
 			"holdfast's comes with the drop-in's helm upgrade), and helm --post-renderer e2e/node/auditrender giving karmada-apiserver an audit log; "+
-			"every other image a stand-in (internal/standin, docs/node-images.md); cluster DNS is the CoreDNS stand-in on :%d behind a Service on :53; "+
+			"every other image a stand-in (internal/harness/standin, docs/node-images.md); cluster DNS is the CoreDNS stand-in on :%d behind a Service on :53; "+
 			"etcd's hostPath is a private folder of the run", filepath.Base(chart), karmadaRelease, karmadaNamespace, 1053))
 
 	imgs, waited, err := standIns.wait(t)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
-	"github.com/holdfast-dist/holdfast/internal/node"
+	"github.com/holdfast-dist/holdfast/internal/harness/node"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 

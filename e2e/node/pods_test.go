@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/holdfast-dist/holdfast/internal/node"
+	"github.com/holdfast-dist/holdfast/internal/harness/node"
 )
 
 // bound is how long something that normally takes seconds may take before

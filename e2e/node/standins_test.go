@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/holdfast-dist/holdfast/internal/harness/standin"
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
-	"github.com/holdfast-dist/holdfast/internal/standin"
 )
 
-// standInBuild is the one build of the stand-in images (internal/standin)
+// standInBuild is the one build of the stand-in images (internal/harness/standin)
 // a node run shares: the worker's drop-in needs upstream's worker image and
 // the Karmada scenario the rest. It starts when TestNode does, before the
 // node: on a cold machine it compiles CoreDNS, cfssl and upstream's
@@ -32,7 +32,7 @@ type standInBuild struct {
 
 // startStandIns begins the build in the background; wait returns it. The
 // trees get their own folder: the pipeline rebuilds trees another holdfast
-// executable made (internal/standin.Options.Trees).
+// executable made (internal/harness/standin.Options.Trees).
 func startStandIns(ctx context.Context, root string) *standInBuild {
 	b := &standInBuild{done: make(chan struct{})}
 	go func() {

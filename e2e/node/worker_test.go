@@ -5,7 +5,7 @@ package node
 import (
 	"context"
 	"fmt"
-	"github.com/holdfast-dist/holdfast/internal/hubcrds"
+	"github.com/holdfast-dist/holdfast/internal/harness/hubcrds"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
-	"github.com/holdfast-dist/holdfast/internal/node"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/node"
 	"github.com/holdfast-dist/holdfast/pkg/hubfollow/hubfollowtest"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 )
 
 // Requests counts what an API server's audit log shows in a window.

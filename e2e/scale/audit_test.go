@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 )
 
 // auditLine is one JSON line as kube-apiserver writes it at Metadata level.

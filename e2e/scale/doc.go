@@ -5,10 +5,10 @@
 // after the rotation) and holdfast's patched build.
 //
 // It is a measurement, not a gate: `make scale K=10,50,100` runs the
-// scale-tagged TestScale, which starts internal/karmadacp's control plane
-// (with karmada-search and karmada-metrics-adapter) and a few member
-// kube-apiservers (internal/controlplane, each writing an audit log), joins
-// K Clusters to them as `karmadactl join` does, each with its own
+// scale-tagged TestScale, which starts internal/harness/karmadacp's control
+// plane (with karmada-search and karmada-metrics-adapter) and a few member
+// kube-apiservers (internal/harness/controlplane, each writing an audit log),
+// joins K Clusters to them as `karmadactl join` does, each with its own
 // ServiceAccount, token Secret, RBAC, namespace, Deployment and
 // PropagationPolicy, and a ResourceRegistry caching every Cluster's
 // Deployments in karmada-search. Then the storms: every member token

@@ -26,9 +26,9 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	ekcp "github.com/holdfast-dist/holdfast/e2e/karmadacp"
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
-	"github.com/holdfast-dist/holdfast/internal/karmadacp"
-	"github.com/holdfast-dist/holdfast/internal/membercredmetrics"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/membercredmetrics"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 
@@ -114,7 +114,7 @@ var standIns = []string{
 }
 
 // harnessAgents are the senders whose requests are not the fleet's cost:
-// this test binary, internal/controlplane's admin clients (their user
+// this test binary, internal/harness/controlplane's admin clients (their user
 // agent) and the API servers' own loopback clients.
 var harnessAgents = []string{Agent(rest.DefaultKubernetesUserAgent()), "holdfast-e2e", "kube-apiserver"}
 

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 )
 
 // auditFlags turns audit logging on for a hub's kube-apiserver

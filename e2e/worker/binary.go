@@ -1,7 +1,7 @@
 package worker
 
 import (
-	"github.com/holdfast-dist/holdfast/internal/build"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
 )
 
 // upstreamName is the worker-operator's name in pins.txt and on holdfast's

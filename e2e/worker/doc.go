@@ -26,10 +26,10 @@
 // cluster's).
 //
 // It draws on internal/toolcache (etcd and kube-apiserver built from Go modules),
-// internal/controlplane (one cluster = etcd + kube-apiserver processes, and a
-// Process type for the worker), internal/e2ereport (scenario results and timings),
-// internal/pins (which binary is the default pin's), and internal/charts with
-// the tool cache's helm for the chart-RBAC suite's rendered manifests. Files that start
-// processes carry the e2e build tag; the rest are pure helpers with quick unit
-// tests.
+// internal/harness/controlplane (one cluster = etcd + kube-apiserver processes,
+// and a Process type for the worker), internal/e2ereport (scenario results and
+// timings), internal/pipeline/pins (which binary is the default pin's), and
+// internal/pipeline/charts with the tool cache's helm for the chart-RBAC
+// suite's rendered manifests. Files that start processes carry the e2e build
+// tag; the rest are pure helpers with quick unit tests.
 package worker

@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/holdfast-dist/holdfast/internal/hubcrds"
+	"github.com/holdfast-dist/holdfast/internal/harness/hubcrds"
 	"os"
 	"path/filepath"
 	"sync"
@@ -16,8 +16,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 

@@ -5,14 +5,14 @@ package worker
 import (
 	"context"
 	"fmt"
-	"github.com/holdfast-dist/holdfast/internal/hubcrds"
+	"github.com/holdfast-dist/holdfast/internal/harness/hubcrds"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 )
 
 // caPristineWindow is how long the pristine worker is watched after hub-a

@@ -4,7 +4,7 @@ package worker
 
 import (
 	"fmt"
-	"github.com/holdfast-dist/holdfast/internal/hubcrds"
+	"github.com/holdfast-dist/holdfast/internal/harness/hubcrds"
 	"os"
 	"sync"
 	"testing"

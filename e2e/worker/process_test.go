@@ -14,7 +14,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/logtail"
 )
 

@@ -3,9 +3,9 @@
 //
 // It is the contract between the suites (e2e/), which write the per-suite
 // files, the e2e-report command, which merges them into e2e.json and
-// e2e.md, and the release gate (internal/release), which reads e2e.json and
-// refuses a report with an unmet scenario or of another commit. It lives
-// under internal/ so that the release gate builds without any suite:
+// e2e.md, and the release gate (internal/pipeline/release), which reads
+// e2e.json and refuses a report with an unmet scenario or of another commit. It
+// lives under internal/ so that the release gate builds without any suite:
 // nothing under internal/ may import e2e/ (internal/layering).
 //
 // Each suite's TestMain holds a Recorder, adds one Scenario per scenario and

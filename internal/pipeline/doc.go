@@ -1,8 +1,9 @@
 // Package pipeline turns a pin into trees: pristine upstream source, verified
-// against the pin (internal/pristine), copied into a staging folder
-// (internal/stage), holdfast's libraries, overlay and tests laid onto it
-// (internal/carry), the patch series applied strictly (internal/patchset),
-// and its provenance written (internal/provenance).
+// against the pin (internal/pipeline/pristine), copied into a staging folder
+// (internal/pipeline/stage), holdfast's libraries, overlay and tests laid onto
+// it (internal/pipeline/carry), the patch series applied strictly
+// (internal/pipeline/patchset), and its provenance written
+// (internal/pipeline/provenance).
 //
 // It builds two trees per pin: the patched tree that is built and shipped,
 // and a pristine twin (upstream as released plus holdfast's regression

@@ -14,14 +14,14 @@ import (
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/sumdb/dirhash"
 
-	"github.com/holdfast-dist/holdfast/internal/carry"
-	"github.com/holdfast-dist/holdfast/internal/fscopy"
-	"github.com/holdfast-dist/holdfast/internal/overrides"
-	"github.com/holdfast-dist/holdfast/internal/patchset"
-	"github.com/holdfast-dist/holdfast/internal/pins"
-	"github.com/holdfast-dist/holdfast/internal/pristine"
-	"github.com/holdfast-dist/holdfast/internal/provenance"
-	"github.com/holdfast-dist/holdfast/internal/stage"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/carry"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/fscopy"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/overrides"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/patchset"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pristine"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/provenance"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/stage"
 )
 
 // Config says where holdfast's inputs are and where trees go.
@@ -308,8 +308,8 @@ func (c Config) Build(ctx context.Context, up *pins.Upstream, pin pins.Pin, kind
 	return Result{Dir: dest, Outcome: outcome, Record: rec}, nil
 }
 
-// applyOverrides raises the tree's requirements (internal/overrides) and
-// returns the provenance lines: every requirement that moved, and why.
+// applyOverrides raises the tree's requirements (internal/pipeline/overrides)
+// and returns the provenance lines: every requirement that moved, and why.
 func (c Config) applyOverrides(ctx context.Context, dir string, entries []overrides.Entry) ([]string, error) {
 	res, err := overrides.Apply(ctx, dir, entries, overrides.Go{Bin: c.Download.Go, Env: c.Download.ModuleEnv})
 	if err != nil {

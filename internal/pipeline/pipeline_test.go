@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/holdfast-dist/holdfast/internal/pipelinetest"
-	"github.com/holdfast-dist/holdfast/internal/provenance"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/pipelinetest"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/provenance"
 )
 
 func needGo(t *testing.T) {

@@ -33,8 +33,8 @@ var kubernetesStaging = []string{
 // read the server version through discovery (Karmada records it in the
 // Cluster status).
 //
-// The node's binaries (internal/node) come from the same build, with the
-// same version variables: a separate tool would compile most of
+// The node's binaries (internal/harness/node) come from the same build, with
+// the same version variables: a separate tool would compile most of
 // kube-apiserver's packages again under its own lock, while here the extra
 // cold cost is only what kubelet and kube-proxy add (the container runtime
 // client, cadvisor, netlink). Their paths: KubeAPIServer.PathOf(root,
@@ -62,7 +62,7 @@ const (
 	KubeScheduler         = "kube-scheduler"
 	KubeProxy             = "kube-proxy"
 	// Kubectl is for the stand-in images of the Karmada chart's hook jobs
-	// (internal/standin); it shares nearly every package too.
+	// (internal/harness/standin); it shares nearly every package too.
 	Kubectl = "kubectl"
 )
 

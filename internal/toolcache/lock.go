@@ -44,8 +44,8 @@ func lockFile(ctx context.Context, path string) (unlock func(), err error) {
 }
 
 // Lock takes the same exclusive flock as Ensure, for other caches under
-// .cache that build once for concurrent test binaries (internal/treebin).
-// The returned function releases it.
+// .cache that build once for concurrent test binaries
+// (internal/pipeline/treebin). The returned function releases it.
 func Lock(ctx context.Context, path string) (unlock func(), err error) {
 	return lockFile(ctx, path)
 }

@@ -4,9 +4,10 @@ package toolcache
 // cmd/indexdb turns a folder of OSV JSON files into a v1 vulnerability
 // database (index/db.json, index/modules.json, index/vulns.json, ID/*.json)
 // that govulncheck reads through -db file://. It is the version of the
-// database snapshot internal/vulnreport indexes (vulnreport.VulnDBVersion):
-// the indexer and the data it indexes come from the same commit, so the
-// index format is the one that data was written for. Bump both together.
+// database snapshot internal/supplychain/vulnreport indexes
+// (vulnreport.VulnDBVersion): the indexer and the data it indexes come from the
+// same commit, so the index format is the one that data was written for. Bump
+// both together.
 const vulndbIndexVersion = "v0.0.0-20261105234957-e22db6528018"
 
 // VulnDBIndex is x/vulndb's cmd/indexdb, which has no version flag. x/vulndb

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/holdfast-dist/holdfast/internal/build"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
 

@@ -11,7 +11,8 @@
 // and an emptyDir for the log, which the suite reads from the host as
 // /proc/<pid>/root<LogPath> of the container's main process. Every other
 // document passes through byte for byte. The policy is
-// internal/controlplane's: Metadata level, every stage but RequestReceived.
+// internal/harness/controlplane's: Metadata level, every stage but
+// RequestReceived.
 package main
 
 import (
@@ -23,7 +24,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/holdfast-dist/holdfast/internal/controlplane"
+	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 )
 
 // LogPath is the audit log inside the karmada-apiserver container; the

@@ -1,5 +1,5 @@
 // Command probe is what the node suite (e2e/node) runs in its test pods,
-// imported as an image by internal/node's ImportProgram:
+// imported as an image by internal/harness/node's ImportProgram:
 //
 //	probe serve ADDR        listen on ADDR (TCP) until stopped: a Ready pod
 //	probe exit CODE AFTER   exit with CODE after AFTER: a crashing container
