@@ -13,7 +13,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -644,6 +643,3 @@ func firstMatchIn(log string, mark int, patterns ...*regexp.Regexp) string {
 	}
 	return ""
 }
-
-// errIsUnauthorized is for the revocation probe.
-func errIsUnauthorized(err error) bool { return apierrors.IsUnauthorized(err) }

@@ -12,13 +12,10 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/holdfast-dist/holdfast/e2e/karmada"
@@ -56,11 +53,13 @@ func (f *karmadaFlow) testOwnCredential(t *testing.T) {
 		"--set", fmt.Sprintf("controllerManager.ownCredentialGuard.threshold=%d", ownGuardThreshold),
 		"--set", "controllerManager.ownCredentialGuard.minDuration="+ownGuardMinDuration.String())
 
-	k, err := f.karmadaKube(ctx)
+	accounts, err := f.karmadaAccounts(ctx)
 	sc.Check(err)
 	host := f.n.Kubernetes()
-	sc.Check(ensureOwnAccount(ctx, k))
-	token, err := ownToken(ctx, k)
+	// The binding is named after the ServiceAccount, as an operator would
+	// name it.
+	sc.Check(accounts.BindClusterAdminAs(ctx, ownAccount, karmadaNamespace, ownAccount))
+	token, err := accounts.Token(ctx, karmadaNamespace, ownAccount, ownAccountTTL)
 	sc.Check(err)
 	sc.Check(f.writeOwnKubeconfig(ctx, token))
 
@@ -120,9 +119,9 @@ func (f *karmadaFlow) testOwnCredential(t *testing.T) {
 
 	// Revoke, then write the new credential.
 	revokedAt := time.Now()
-	sc.Check(f.revokeOwnAccount(ctx, k, token))
+	sc.Check(accounts.Revoke(ctx, karmadaNamespace, ownAccount, token))
 	sc.Timing("revoke-to-rejected", time.Since(revokedAt))
-	newToken, err := ownToken(ctx, k)
+	newToken, err := accounts.Token(ctx, karmadaNamespace, ownAccount, ownAccountTTL)
 	sc.Check(err)
 	sc.Check(f.writeOwnKubeconfig(ctx, newToken))
 	written := time.Now()
@@ -257,62 +256,19 @@ func (f *karmadaFlow) requestsBy(ctx context.Context, user string, from time.Tim
 	return n
 }
 
-func ensureOwnAccount(ctx context.Context, k kubernetes.Interface) error {
-	_, err := k.CoreV1().ServiceAccounts(karmadaNamespace).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: ownAccount}}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating ServiceAccount %s/%s on karmada-apiserver: %w", karmadaNamespace, ownAccount, err)
-	}
-	_, err = k.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: ownAccount},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: karmadaNamespace, Name: ownAccount}},
-	}, metav1.CreateOptions{})
-	if err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("binding ServiceAccount %s/%s to cluster-admin on karmada-apiserver: %w", karmadaNamespace, ownAccount, err)
-	}
-	return nil
-}
+// ownAccountTTL outlives the scenario: the token is revoked, never left
+// to expire.
+const ownAccountTTL = 2 * time.Hour
 
-func ownToken(ctx context.Context, k kubernetes.Interface) (string, error) {
-	secs := int64((2 * time.Hour).Seconds())
-	resp, err := k.CoreV1().ServiceAccounts(karmadaNamespace).CreateToken(ctx, ownAccount, &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &secs}}, metav1.CreateOptions{})
-	if err != nil {
-		return "", fmt.Errorf("minting a token of ServiceAccount %s/%s on karmada-apiserver: %w", karmadaNamespace, ownAccount, err)
-	}
-	return resp.Status.Token, nil
-}
-
-// revokeOwnAccount deletes and recreates the ServiceAccount (tokens carry
-// its UID) and waits until token is rejected (the server caches a success
-// for 10 s).
-func (f *karmadaFlow) revokeOwnAccount(ctx context.Context, k kubernetes.Interface, token string) error {
-	sas := k.CoreV1().ServiceAccounts(karmadaNamespace)
-	sa, err := sas.Get(ctx, ownAccount, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("reading ServiceAccount %s/%s: %w", karmadaNamespace, ownAccount, err)
-	}
-	uid := sa.UID
-	if err := sas.Delete(ctx, ownAccount, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}}); err != nil {
-		return fmt.Errorf("deleting ServiceAccount %s/%s: %w", karmadaNamespace, ownAccount, err)
-	}
-	if err := ensureOwnAccount(ctx, k); err != nil {
-		return err
-	}
+// karmadaAccounts is ServiceAccounts on karmada-apiserver through the
+// chart's admin kubeconfig, a client certificate the revocation leaves
+// alone.
+func (f *karmadaFlow) karmadaAccounts(ctx context.Context) (*controlplane.ServiceAccounts, error) {
 	cfg, err := karmadaConfig(ctx, f.n)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cfg.TLSClientConfig.CertData, cfg.TLSClientConfig.KeyData = nil, nil
-	cfg.TLSClientConfig.CertFile, cfg.TLSClientConfig.KeyFile = "", ""
-	cfg.BearerToken = token
-	probe, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	return waitFor(ctx, "the revoked token rejected by karmada-apiserver", func() bool {
-		_, err := probe.Discovery().ServerVersion()
-		return errIsUnauthorized(err)
-	})
+	return controlplane.NewServiceAccounts("karmada-apiserver", cfg)
 }
 
 // writeOwnKubeconfig writes the chart's kubeconfig with token in place of

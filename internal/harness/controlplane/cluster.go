@@ -96,6 +96,7 @@ type Cluster struct {
 	admin      *rest.Config
 	kube       kubernetes.Interface
 	dynamic    dynamic.Interface
+	accounts   *ServiceAccounts
 	probe      *http.Client
 
 	mu        sync.Mutex // guards the fields below and serialises Restart and Stop
@@ -230,6 +231,7 @@ func (c *Cluster) buildClients() error {
 	if c.dynamic, err = dynamic.NewForConfig(c.admin); err != nil {
 		return fmt.Errorf("cluster %s: %w", c.name, err)
 	}
+	c.accounts = newServiceAccounts("cluster "+c.name, c.admin, c.kube)
 	// The readiness probe is plain HTTP on the admin's TLS transport: a
 	// REST client would retry and rate-limit on its own.
 	rt, err := rest.TransportFor(c.admin)

@@ -16,6 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
@@ -199,6 +201,54 @@ func TestClusters(t *testing.T) {
 		if _, err := a.ServiceAccountToken(ctx, "tenant", "agent", time.Minute); err == nil || strings.Contains(err.Error(), "eyJ") {
 			t.Errorf("a one-minute token: err = %v, want the TokenRequest minimum named", err)
 		}
+	})
+
+	t.Run("service accounts through an admin config alone", func(t *testing.T) {
+		// As for an API server the harness did not start (a chart's
+		// karmada-apiserver): nothing of the Cluster but its admin config.
+		accounts, err := NewServiceAccounts("some-apiserver", a.AdminConfig())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := accounts.BindClusterAdminAs(ctx, "operator-named", "elsewhere", "own"); err != nil {
+			t.Fatal(err)
+		}
+		old, err := accounts.Token(ctx, "elsewhere", "own", 2*time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crb, err := a.Kubernetes().RbacV1().ClusterRoleBindings().Get(ctx, "operator-named", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(crb.Subjects) != 1 || crb.Subjects[0].Namespace != "elsewhere" || crb.Subjects[0].Name != "own" || crb.RoleRef.Name != "cluster-admin" {
+			t.Errorf("binding operator-named: subjects %v, role %s", crb.Subjects, crb.RoleRef.Name)
+		}
+		// Used, so the server's token cache holds it.
+		if ok, err := accounts.TokenAccepted(ctx, old); err != nil || !ok {
+			t.Fatalf("fresh token: accepted %v, %v", ok, err)
+		}
+		if err := accounts.Revoke(ctx, "elsewhere", "own", old); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := a.TokenAccepted(ctx, old); err != nil || ok {
+			t.Errorf("token minted before the revocation: accepted %v, %v; want rejected", ok, err)
+		}
+		fresh, err := accounts.Token(ctx, "elsewhere", "own", 2*time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The binding names the ServiceAccount, so it still applies.
+		cfg := rest.AnonymousClientConfig(a.AdminConfig())
+		cfg.BearerToken = fresh
+		own, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the new token authenticated and bound to cluster-admin", func(ctx context.Context) (bool, error) {
+			_, err := own.CoreV1().Namespaces().Get(ctx, "elsewhere", metav1.GetOptions{})
+			return err == nil, nil
+		})
 	})
 
 	t.Run("restart breaks watches and keeps data and endpoint", func(t *testing.T) {
