@@ -28,6 +28,13 @@ type Requests struct {
 	// ByCall counts them by "<agent> <verb> <resource>", for reading
 	// where a difference comes from.
 	ByCall map[string]int `json:"byCall"`
+	// ListsByCause counts the lists by what caused each (classifyLists:
+	// CauseAfter401, CauseWatchCut, ...), and ListCauses by cause and
+	// "<agent> <resource>". nil when the lists were not classified (a
+	// report from before the classification): then nothing is known of
+	// their causes, where an empty map is a log with no list.
+	ListsByCause map[string]int            `json:"listsByCause"`
+	ListCauses   map[string]map[string]int `json:"listCauses"`
 }
 
 // discoveryFanOut is the ByCall key of karmada-metrics-adapter's
@@ -62,9 +69,19 @@ func Agent(userAgent string) string {
 
 // CountRequests counts events received in [from, to] whose sender
 // (Agent) is not in exclude: the harness's own requests and the API
-// server's loopback client are not what the fleet costs.
+// server's loopback client are not what the fleet costs. events is one
+// API server's whole log: a list's cause is read from what its sender
+// sent before, in the window or not.
 func CountRequests(events []controlplane.AuditEvent, from, to time.Time, exclude ...string) Requests {
-	r := Requests{ByVerb: map[string]int{}, ByAgent: map[string]int{}, ByCall: map[string]int{}}
+	r := Requests{ByVerb: map[string]int{}, ByAgent: map[string]int{}, ByCall: map[string]int{},
+		ListsByCause: map[string]int{}, ListCauses: map[string]map[string]int{}}
+	for q, c := range classifyLists(events, from, to, exclude...) {
+		r.ListsByCause[c]++
+		if r.ListCauses[c] == nil {
+			r.ListCauses[c] = map[string]int{}
+		}
+		r.ListCauses[c][Agent(q.UserAgent)+" "+resourceOf(q.AuditEvent)]++
+	}
 	for _, e := range controlplane.ReceivedIn(events, from, to) {
 		agent := Agent(e.UserAgent)
 		if slices.Contains(exclude, agent) {
@@ -73,14 +90,7 @@ func CountRequests(events []controlplane.AuditEvent, from, to time.Time, exclude
 		r.Total++
 		r.ByVerb[e.Verb]++
 		r.ByAgent[agent]++
-		resource := "(non-resource)"
-		if e.ObjectRef != nil {
-			resource = e.ObjectRef.Resource
-			if e.ObjectRef.Subresource != "" {
-				resource += "/" + e.ObjectRef.Subresource
-			}
-		}
-		r.ByCall[agent+" "+e.Verb+" "+resource]++
+		r.ByCall[agent+" "+e.Verb+" "+resourceOf(e)]++
 		if e.Verb == "list" {
 			r.Lists++
 		}
@@ -114,6 +124,26 @@ func (r Requests) Add(o Requests) Requests {
 	}
 	for k, v := range o.ByAgent {
 		sum.ByAgent[k] += v
+	}
+	if r.ListsByCause != nil || o.ListsByCause != nil {
+		sum.ListsByCause = maps.Clone(r.ListsByCause)
+		if sum.ListsByCause == nil {
+			sum.ListsByCause = map[string]int{}
+		}
+		for k, v := range o.ListsByCause {
+			sum.ListsByCause[k] += v
+		}
+		sum.ListCauses = map[string]map[string]int{}
+		for _, m := range []map[string]map[string]int{r.ListCauses, o.ListCauses} {
+			for c, calls := range m {
+				if sum.ListCauses[c] == nil {
+					sum.ListCauses[c] = map[string]int{}
+				}
+				for k, v := range calls {
+					sum.ListCauses[c][k] += v
+				}
+			}
+		}
 	}
 	return sum
 }

@@ -332,6 +332,18 @@ func (r *Report) table(b *strings.Builder, k int, s Storm) {
 	row("member apiservers: requests less that fan-out", func(r Run) string { return fmt.Sprint(r.Members.Recovery()) })
 	row("member apiservers: by verb", func(r Run) string { return verbs(r.Members.ByVerb) })
 	row("member apiservers: lists (relists)", func(r Run) string { return fmt.Sprint(r.Members.Lists) })
+	row("member apiservers: lists by cause (after 401: the credential; watch cut: the restart; new informer: just started)", func(r Run) string {
+		if r.Members.ListsByCause == nil {
+			return "not classified"
+		}
+		return verbs(r.Members.ListsByCause)
+	})
+	row("member apiservers: lists after a 401, by component and resource", func(r Run) string {
+		if r.Members.ListsByCause == nil {
+			return "not classified"
+		}
+		return verbs(r.Members.ListCauses[CauseAfter401])
+	})
 	row("member apiservers: 401s", func(r Run) string { return fmt.Sprint(r.Members.Unauthorized) })
 	row("karmada-apiserver: requests", func(r Run) string { return fmt.Sprint(r.Karmada.Total) })
 	row("karmada-apiserver: by verb", func(r Run) string { return verbs(r.Karmada.ByVerb) })

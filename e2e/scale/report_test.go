@@ -13,8 +13,9 @@ import (
 func run(k int, s Storm, v Variant, p99 time.Duration, requests, lists int, cm Credentials) Run {
 	return Run{
 		K: k, APIServers: 3, Storm: s, Variant: v, Timeout: time.Minute,
-		Recovery:    Summary{Members: k, Recovered: k, P50: p99 / 2, P99: p99, Max: p99},
-		Members:     Requests{Total: requests, Lists: lists, ByVerb: map[string]int{"get": requests - lists, "list": lists}},
+		Recovery: Summary{Members: k, Recovered: k, P50: p99 / 2, P99: p99, Max: p99},
+		Members: Requests{Total: requests, Lists: lists, ByVerb: map[string]int{"get": requests - lists, "list": lists},
+			ListsByCause: map[string]int{CauseWatchCut: lists}, ListCauses: map[string]map[string]int{CauseWatchCut: {"karmada-search deployments": lists}}},
 		Credentials: []Credentials{cm},
 	}
 }
@@ -80,7 +81,12 @@ func TestJudgeMissed(t *testing.T) {
 		{"patched: p99", func(r *Report) { r.Runs[5].Recovery.Recovered-- }},
 		{"patched: exactly one Secret read", func(r *Report) { r.Runs[5].Credentials[0].ReadsMax = 2 }},
 		{"patched: exactly one Secret read", func(r *Report) { r.Runs[5].Credentials[0] = Credentials{Component: ControllerManager} }},
+		{"patched: no relist", func(r *Report) {
+			r.Runs[5].Members.ListsByCause = map[string]int{CauseWatchCut: 19, CauseAfter401: 1}
+		}},
+		// Causes for fewer lists than counted: not judged.
 		{"patched: no relist", func(r *Report) { r.Runs[5].Members.Lists = 23 }},
+		{"patched: no relist", func(r *Report) { r.Runs[5].Members = Requests{ListsByCause: map[string]int{}} }},
 		{"patched: 0 persisted", func(r *Report) { r.Runs[1].Credentials[0].Persisted = 1 }},
 		{"patched: controller-manager steady-state RSS", func(r *Report) { r.Planes[3].SteadyRSS = 106 << 20 }},
 		// The live heap, when measured, decides over RSS.
@@ -165,6 +171,8 @@ func TestReportWrite(t *testing.T) {
 		"| members recovered | 0 / 1 (timeout 60.0 s) | 10 / 10 (timeout 60.0 s) | 10 / 10 (timeout 60.0 s) |",
 		"| recovery p50 / p99 / max | not recovered / not recovered / not recovered | 4.0 s / 8.0 s / 8.0 s | 1.5 s / 3.0 s / 3.0 s |",
 		"| member apiservers: by verb | get 600, list 400 | get 700, list 200 | get 280, list 20 |",
+		"| member apiservers: lists by cause (after 401: the credential; watch cut: the restart; new informer: just started) | watch cut 400 | watch cut 200 | watch cut 20 |",
+		"| member apiservers: lists after a 401, by component and resource | none | none | none |",
 		"| karmada-controller-manager: Secret re-reads per member (membercred) | n/a | n/a | 1 |",
 		"| 10 | 3.0 s | 8.0 s | 300 ms |",
 		"1s 50% runtime.scanobject",
@@ -182,7 +190,8 @@ func TestReportWrite(t *testing.T) {
 	if err := json.Unmarshal(data, &back); err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Runs) != len(r.Runs) || back.Runs[1].Recovery.P99 != 3*time.Second || len(back.Verdicts) != len(r.Verdicts) {
+	if len(back.Runs) != len(r.Runs) || back.Runs[1].Recovery.P99 != 3*time.Second || len(back.Verdicts) != len(r.Verdicts) ||
+		back.Runs[1].Members.ListCauses[CauseWatchCut]["karmada-search deployments"] != 20 {
 		t.Errorf("scale.json does not round-trip: %+v", back.Runs[1])
 	}
 }
@@ -213,5 +222,43 @@ func TestMergeKeepsOtherFleetSizes(t *testing.T) {
 	}
 	if _, err := ReadReport(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("reading a missing report gave no error")
+	}
+}
+
+// A run whose lists were only counted, not classified (a report from
+// before the classification, or no member audit log), says nothing about
+// what caused them: the target is not judged met on it.
+func TestJudgeRelistNeedsCauses(t *testing.T) {
+	r := goodReport()
+	r.Runs[5].Members.ListsByCause, r.Runs[5].Members.ListCauses = nil, nil
+	r.Judge()
+	if v := verdict(t, r, "patched: no relist"); v.Met || !strings.Contains(v.Detail, "not judged") {
+		t.Errorf("lists without causes: %+v, want missed and not judged", v)
+	}
+}
+
+// The causes decide; the control's count is shown beside them.
+func TestJudgeRelistByCause(t *testing.T) {
+	r := goodReport()
+	r.Runs[5].Members.Lists = 30
+	r.Runs[5].Members.ListsByCause = map[string]int{CauseWatchCut: 20, CauseNewInformer: 6, CauseReplay: 2, CauseOther: 2}
+	r.Judge()
+	v := verdict(t, r, "patched: no relist")
+	if !v.Met || !strings.Contains(v.Detail, "0 of 30 member lists after a 401") || !strings.Contains(v.Detail, "by cause: watch cut 20, new informer 6, other 2, replay of a 401 2") ||
+		!strings.Contains(v.Detail, "control (members restarted, nothing rotated): 20 lists against 30, +50%") {
+		t.Errorf("more lists than the control, none after a 401: %+v", v)
+	}
+	r = goodReport()
+	r.Runs[5].Members.ListsByCause = map[string]int{CauseWatchCut: 18, CauseAfter401: 2}
+	r.Runs[5].Members.ListCauses = map[string]map[string]int{CauseAfter401: {"karmada-metrics-adapter nodes": 2}}
+	r.Judge()
+	if v := verdict(t, r, "patched: no relist"); v.Met || !strings.Contains(v.Detail, "2 of 20 member lists after a 401 that reached its caller (karmada-metrics-adapter nodes 2)") {
+		t.Errorf("two lists after a 401, as many as the control: %+v", v)
+	}
+	r = goodReport()
+	r.Runs = slices.DeleteFunc(r.Runs, func(run Run) bool { return run.Storm == Control })
+	r.Judge()
+	if v := verdict(t, r, "patched: no relist"); !v.Met || !strings.Contains(v.Detail, "no control run") {
+		t.Errorf("judged on the causes without a control: %+v", v)
 	}
 }

@@ -110,6 +110,7 @@ var standIns = []string{
 	"member tokens minted with the TokenRequest API (as in e2e/karmadacp); revocation deletes and recreates the ServiceAccount",
 	"the storm ends with every member kube-apiserver SIGKILLed and restarted, as a signing-key rotation restarts it, so that every watch reconnects; without it a revoked token only shows when a watch expires",
 	"the members' audit logs are at Metadata level: no request or response bytes, so none are reported",
+	"a member list's cause is read from its member kube-apiserver's whole audit log by sender (component, user, resource, namespace): after 401 (a 401 its caller saw, the credential), watch cut (a watch with no ResponseComplete, which a SIGKILLed server never logs, or refused with another error), new informer (nothing earlier), replay of a 401 (the patched transport's replay, same agent, verb and URI), other; a 401 is logged with no user and named by its replay, so an unreplayed one is blamed on every list of its component within 5 s (docs/scale.md)",
 	"one 2-core machine shared with other builds runs the control plane, every member and the harness: times include that contention",
 }
 
@@ -559,8 +560,8 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 	for _, c := range []karmadacp.Component{karmadacp.ControllerManager, karmadacp.Search, karmadacp.MetricsAdapter} {
 		run.Credentials = append(run.Credentials, f.credentials(c, before[c], after[c]))
 	}
-	t.Logf("K=%d %s %s: %d/%d recovered, p50 %s p99 %s max %s; member requests %d (lists %d)", f.k, s, v, run.Recovery.Recovered, run.Recovery.Members,
-		FormatDuration(run.Recovery.P50), FormatDuration(run.Recovery.P99), FormatDuration(run.Recovery.Max), run.Members.Total, run.Members.Lists)
+	t.Logf("K=%d %s %s: %d/%d recovered, p50 %s p99 %s max %s; member requests %d (lists %d: %s)", f.k, s, v, run.Recovery.Recovered, run.Recovery.Members,
+		FormatDuration(run.Recovery.P50), FormatDuration(run.Recovery.P99), FormatDuration(run.Recovery.Max), run.Members.Total, run.Members.Lists, verbs(run.Members.ListsByCause))
 	return run
 }
 

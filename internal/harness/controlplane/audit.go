@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -68,6 +70,9 @@ type AuditEvent struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
 	RequestReceived time.Time `json:"requestReceivedTimestamp"`
+	// StageTimestamp is when the stage was reached: for a watch's
+	// ResponseComplete, when its stream ended.
+	StageTimestamp time.Time `json:"stageTimestamp"`
 }
 
 // String describes an audit event without anything secret (the log has no
@@ -80,13 +85,39 @@ func (e AuditEvent) String() string {
 	return fmt.Sprintf("%s %s %s by %s (%s): %d", e.RequestReceived.UTC().Format(time.RFC3339Nano), e.Verb, e.RequestURI, user, e.UserAgent, e.ResponseStatus.Code)
 }
 
-// ReadAudit reads a JSON-lines audit log. A missing file is an empty log
+// ReadAudit reads a JSON-lines audit log: the rotated files kube-apiserver
+// left beside it first, oldest first, then the file itself. The log
+// backend (lumberjack) appends to the file when kube-apiserver starts
+// again with the same path, so a restarted server's events follow the
+// killed one's in the same file; past --audit-log-maxsize (100 MB when
+// unset, as AuditFlags leaves it) it renames the file to
+// <name>-<UTC time><ext> and starts a new one, and a reader of the file
+// alone would lose the older requests. A missing file is an empty log
 // (the API server creates it with its first event), and a last line with
 // no newline yet is being written and is left for the next read; any
 // other line that does not parse is an error naming the file and line,
 // since kube-apiserver writes whole lines and a broken one means the
 // wrong file.
 func ReadAudit(path string) ([]AuditEvent, error) {
+	ext := filepath.Ext(path)
+	rotated, err := filepath.Glob(strings.TrimSuffix(path, ext) + "-*" + ext)
+	if err != nil {
+		return nil, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	// The rotated names carry a sortable timestamp.
+	slices.Sort(rotated)
+	var out []AuditEvent
+	for _, p := range append(rotated, path) {
+		events, err := readAuditFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, events...)
+	}
+	return out, nil
+}
+
+func readAuditFile(path string) ([]AuditEvent, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

@@ -57,3 +57,34 @@ func TestReadAudit(t *testing.T) {
 		t.Errorf("a log not written yet = %v, %v; want empty, nil", missing, err)
 	}
 }
+
+// Past --audit-log-maxsize kube-apiserver's log backend renames the file
+// and starts a new one: the older requests are in the renamed file.
+func TestReadAuditRotated(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.log")
+	line := func(id string) string {
+		return `{"auditID":"` + id + `","stage":"ResponseComplete","verb":"get","responseStatus":{"code":200}}` + "\n"
+	}
+	for name, data := range map[string]string{
+		"audit-2026-12-04T12-00-00.000.log": line("2"),
+		"audit-2026-12-04T11-00-00.000.log": line("1"),
+		"audit.log":                         line("3"),
+		AuditPolicyFile:                     AuditPolicy,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, err := ReadAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range events {
+		ids = append(ids, e.AuditID)
+	}
+	if strings.Join(ids, ",") != "1,2,3" {
+		t.Errorf("read %v, want the rotated files oldest first, then the log", ids)
+	}
+}
