@@ -30,9 +30,9 @@ type standInBuild struct {
 	lines []string
 }
 
-// startStandIns begins the build in the background; wait returns it. The
-// trees get their own folder: the pipeline rebuilds trees another holdfast
-// executable made (internal/harness/standin.Options.Trees).
+// startStandIns begins the build in the background; wait returns it. In
+// `make test` e2e/cmd/e2e-prepare has built the same ahead, and this build
+// only checks the stamps.
 func startStandIns(ctx context.Context, root string) *standInBuild {
 	b := &standInBuild{done: make(chan struct{})}
 	go func() {
@@ -40,7 +40,7 @@ func startStandIns(ctx context.Context, root string) *standInBuild {
 		begin := time.Now()
 		b.imgs, b.err = standin.Build(ctx, standin.Options{
 			Root:  root,
-			Trees: pipeline.Config{Out: filepath.Join(root, "_output", "node-suite-trees")},
+			Trees: pipeline.Config{Out: filepath.Join(root, standin.NodeSuiteTrees)},
 			Log:   b,
 		})
 		b.took = time.Since(begin)

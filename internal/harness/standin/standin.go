@@ -26,6 +26,13 @@ import (
 // DefaultOut is where the layouts go under the repository root.
 const DefaultOut = "_output/standin-images"
 
+// NodeSuiteTrees is the trees folder, under the repository root, of the
+// node suite's stand-in builds (e2e/node, and e2e/cmd/e2e-prepare ahead of
+// it): a folder of its own because the pipeline rebuilds trees another
+// holdfast executable made (Options.Trees), and one folder for both so
+// that the layouts built ahead carry the stamps the suite computes.
+const NodeSuiteTrees = "_output/node-suite-trees"
+
 // Options say where things are.
 type Options struct {
 	// Root is the repository root (.cache, pins.txt).
