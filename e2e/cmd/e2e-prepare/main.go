@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -45,7 +46,8 @@ func steps() []step {
 			return err
 		}}
 	}
-	for _, t := range []toolcache.Tool{toolcache.KubeAPIServer, toolcache.Etcd, toolcache.Cosign, toolcache.Govulncheck, toolcache.VulnDBIndex} {
+	first := []toolcache.Tool{toolcache.KubeAPIServer, toolcache.Etcd, toolcache.Cosign, toolcache.Govulncheck, toolcache.VulnDBIndex}
+	for _, t := range first {
 		s = append(s, tool(t))
 	}
 	for _, b := range []karmadacp.Build{karmadacp.Patched, karmadacp.Pristine} {
@@ -60,11 +62,9 @@ func steps() []step {
 	}})
 	// The rest of the tool cache (the tool test builds every tool).
 	for _, t := range toolcache.Tools {
-		switch t.Name {
-		case toolcache.KubeAPIServer.Name, toolcache.Etcd.Name, toolcache.Cosign.Name, toolcache.Govulncheck.Name, toolcache.VulnDBIndex.Name:
-			continue
+		if !slices.ContainsFunc(first, func(f toolcache.Tool) bool { return f.Name == t.Name }) {
+			s = append(s, tool(t))
 		}
-		s = append(s, tool(t))
 	}
 	return s
 }
