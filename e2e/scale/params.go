@@ -6,7 +6,39 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
+
+// StatusPeriodEnv sets the controller-manager's
+// --cluster-status-update-frequency for a scale run (a Go duration;
+// `make scale STATUS_PERIOD=...`); default UpstreamStatusPeriod.
+const StatusPeriodEnv = "SCALE_STATUS_PERIOD"
+
+// UpstreamStatusPeriod is Karmada's default
+// --cluster-status-update-frequency, what a fleet that only swapped the
+// image runs. The e2e scenarios use karmadacp's 2 s to wait less; at
+// K = 100 that is 50 member status syncs a second per control plane (each
+// a health check and a discovery of the member), five times what such a
+// fleet sees, and on two cores it was most of the load every storm was
+// measured under.
+const UpstreamStatusPeriod = 10 * time.Second
+
+// ParseStatusPeriod reads StatusPeriodEnv: empty is UpstreamStatusPeriod;
+// anything else a Go duration of at least a second.
+func ParseStatusPeriod(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return UpstreamStatusPeriod, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: want a Go duration such as 10s: %w", StatusPeriodEnv, s, err)
+	}
+	if d < time.Second {
+		return 0, fmt.Errorf("%s=%q: want at least 1s", StatusPeriodEnv, s)
+	}
+	return d, nil
+}
 
 // ParseKs reads `make scale K=10,50,100`: fleet sizes, comma-separated,
 // each at least 1, kept in the order given.

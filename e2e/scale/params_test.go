@@ -3,8 +3,10 @@ package scale
 import (
 	"errors"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestParseKs(t *testing.T) {
@@ -15,6 +17,20 @@ func TestParseKs(t *testing.T) {
 	for _, bad := range []string{"", ",", "0", "-3", "ten", "10,x"} {
 		if _, err := ParseKs(bad); err == nil {
 			t.Errorf("ParseKs(%q) gave no error", bad)
+		}
+	}
+}
+
+func TestParseStatusPeriod(t *testing.T) {
+	for in, want := range map[string]time.Duration{"": UpstreamStatusPeriod, "2s": 2 * time.Second, " 1m ": time.Minute} {
+		if got, err := ParseStatusPeriod(in); err != nil || got != want {
+			t.Errorf("ParseStatusPeriod(%q) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"10", "0s", "-2s", "soon", "500ms"} {
+		_, err := ParseStatusPeriod(bad)
+		if err == nil || !strings.Contains(err.Error(), StatusPeriodEnv) {
+			t.Errorf("ParseStatusPeriod(%q) = %v, want an error naming %s", bad, err, StatusPeriodEnv)
 		}
 	}
 }

@@ -412,8 +412,13 @@ func kib(b int64) string { return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10)) }
 
 // Merge adds what old holds for the fleet sizes r did not measure, so
 // that separate runs (K=10 now, K=50,100 later) make one report. The
-// verdicts are judged again over the whole.
-func (r *Report) Merge(old *Report) {
+// verdicts are judged again over the whole. Figures of another status
+// period are refused: the recovery bound and the status controller's load
+// both depend on it.
+func (r *Report) Merge(old *Report) error {
+	if old.StatusPeriod != r.StatusPeriod {
+		return fmt.Errorf("the report there was measured at status period %s and this run at %s: not merged (run every K at one period)", old.StatusPeriod, r.StatusPeriod)
+	}
 	for _, k := range old.Ks {
 		if slices.Contains(r.Ks, k) {
 			continue
@@ -442,6 +447,7 @@ func (r *Report) Merge(old *Report) {
 		}
 	}
 	slices.Sort(r.Ks)
+	return nil
 }
 
 // ReadReport reads a scale.json Write wrote.

@@ -209,7 +209,9 @@ func TestMergeKeepsOtherFleetSizes(t *testing.T) {
 	}
 	r := &Report{StatusPeriod: 2 * time.Second, Ks: []int{100, 10}, Wall: map[int]time.Duration{100: time.Hour}}
 	r.Runs = []Run{run(100, OnTime, Patched, 4*time.Second, 1, 1, once(100)), run(10, OnTime, Patched, 9*time.Second, 1, 1, once(10))}
-	r.Merge(back)
+	if err := r.Merge(back); err != nil {
+		t.Fatal(err)
+	}
 	if !slices.Equal(r.Ks, []int{10, 50, 100}) {
 		t.Errorf("Ks = %v", r.Ks)
 	}
@@ -222,6 +224,22 @@ func TestMergeKeepsOtherFleetSizes(t *testing.T) {
 	}
 	if _, err := ReadReport(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("reading a missing report gave no error")
+	}
+}
+
+// Figures measured at another status period answer another question
+// (the recovery bound is one status period + 2 s, and the cluster status
+// controller's load is K over the period): a merge refuses them rather
+// than put them in one table.
+func TestMergeRefusesAnotherStatusPeriod(t *testing.T) {
+	old := goodReport() // 2 s
+	r := &Report{StatusPeriod: 10 * time.Second, Ks: []int{100}}
+	err := r.Merge(old)
+	if err == nil || !strings.Contains(err.Error(), "2s") || !strings.Contains(err.Error(), "10s") {
+		t.Fatalf("Merge = %v, want an error naming both status periods", err)
+	}
+	if !slices.Equal(r.Ks, []int{100}) || len(r.Runs) != 0 {
+		t.Errorf("a refused merge changed the report: Ks %v, %d runs", r.Ks, len(r.Runs))
 	}
 }
 

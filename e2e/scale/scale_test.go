@@ -66,8 +66,9 @@ const searchParallel = 16
 // sample is how often the controller-manager's /proc is read.
 const sample = 250 * time.Millisecond
 
-// settle is how long a fleet idles before its steady-state RSS is read:
-// a few status periods, so every member's informers have synced.
+// settle is the least a fleet idles before its steady-state RSS is read;
+// it idles three status periods if that is longer, so every member's
+// informers have synced.
 const settle = 10 * time.Second
 
 // cpuProfileSeconds is how long the patched controller-manager's CPU
@@ -134,6 +135,10 @@ func TestScale(t *testing.T) {
 			t.Fatalf("%s: %v", TimeoutEnv, err)
 		}
 	}
+	period, err := ParseStatusPeriod(os.Getenv(StatusPeriodEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := t.Context()
 	root, err := toolcache.Root()
 	if err != nil {
@@ -151,7 +156,7 @@ func TestScale(t *testing.T) {
 		}
 	}
 	rep := &Report{
-		Generated: time.Now(), Wall: map[int]time.Duration{}, StatusPeriod: karmadacp.DefaultStatusUpdateFrequency,
+		Generated: time.Now(), Wall: map[int]time.Duration{}, StatusPeriod: period,
 		Ks: ks, StandIns: standIns,
 		Notes: []string{
 			fmt.Sprintf("Karmada %s, pristine and patched; each storm waits up to %s for recovery; recovery is observed every %s", targets[karmadacp.Patched].Version, timeout, poll),
@@ -167,7 +172,9 @@ func TestScale(t *testing.T) {
 	}
 	write := func() error {
 		if previous != nil {
-			rep.Merge(previous)
+			if err := rep.Merge(previous); err != nil {
+				t.Logf("keeping only this run's fleet sizes: %v", err)
+			}
 		}
 		rep.Judge()
 		return rep.Write(out)
@@ -192,7 +199,7 @@ func TestScale(t *testing.T) {
 			for _, b := range []karmadacp.Build{karmadacp.Patched, karmadacp.Pristine} {
 				t.Run(string(b), func(t *testing.T) {
 					t.Parallel()
-					f := startFleet(t, k, b, targets[b], etcd, apiServer, &measuring)
+					f := startFleet(t, k, b, targets[b], etcd, apiServer, period, &measuring)
 					f.timeout = timeout
 					if b == karmadacp.Patched && k == top {
 						f.profileDir = filepath.Join(out, "scale")
@@ -242,7 +249,7 @@ type cluster struct {
 	server   int
 }
 
-func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target, etcd, apiServer string, measuring *sync.Mutex) *fleet {
+func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target, etcd, apiServer string, period time.Duration, measuring *sync.Mutex) *fleet {
 	ctx := t.Context()
 	begin := time.Now()
 	f := &fleet{k: k, build: b, measuring: measuring}
@@ -264,6 +271,7 @@ func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target,
 	// Upstream's profiling flags (pkg/sharedcli/profileflag), in both
 	// builds so that they run alike; only the patched one is profiled.
 	opts.ControllerManager.Extra = []string{"--enable-pprof", "--profiling-bind-address=" + f.pprof}
+	opts.ControllerManager.StatusUpdateFrequency = period
 	f.cp = karmadacp.StartForTest(t, opts)
 
 	n := APIServers(k)
@@ -323,7 +331,7 @@ func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target,
 	// the other fleet is not measuring either.
 	measuring.Lock()
 	defer measuring.Unlock()
-	time.Sleep(settle)
+	time.Sleep(max(settle, 3*period))
 	var sum int64
 	const readings = 5
 	for range readings {
