@@ -222,18 +222,21 @@ e2e-karmada-cp: e2e-binaries ## Only the suite on a real Karmada control plane (
 # Fleet sizes (comma-separated) and each storm's wait for recovery;
 # MERGE=1 keeps the other fleet sizes of the report already there (of the
 # same STATUS_PERIOD). STATUS_PERIOD is the controller-manager's
-# --cluster-status-update-frequency; empty is upstream's 10s. It builds
-# the Karmada binaries e2e-binaries builds (not the worker's).
+# --cluster-status-update-frequency; empty is upstream's 10s.
+# MEMBER_APISERVERS is how many member kube-apiservers carry the K
+# Clusters at most (empty: 3). It builds the Karmada binaries
+# e2e-binaries builds (not the worker's).
 K ?= 10,50,100
 SCALE_TIMEOUT ?= 60s
 MERGE ?=
 STATUS_PERIOD ?=
+MEMBER_APISERVERS ?=
 
 .PHONY: scale
-scale: ## Rotation storm across K member clusters (not part of test): make scale [K=10,50,100] [SCALE_TIMEOUT=60s] [STATUS_PERIOD=10s] [MERGE=1]; report in _output/reports/scale.md|json, profiles in _output/reports/scale/; see docs/scale.md.
+scale: ## Rotation storm across K member clusters (not part of test): make scale [K=10,50,100] [SCALE_TIMEOUT=60s] [STATUS_PERIOD=10s] [MEMBER_APISERVERS=3] [MERGE=1]; report in _output/reports/scale.md|json, profiles in _output/reports/scale/; see docs/scale.md.
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES)
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES) --pristine
-	SCALE_K=$(K) SCALE_TIMEOUT=$(SCALE_TIMEOUT) SCALE_STATUS_PERIOD=$(STATUS_PERIOD) SCALE_MERGE=$(MERGE) $(GO) test -tags scale -count=1 -timeout 180m -run '^TestScale$$' -v ./e2e/scale/
+	SCALE_K=$(K) SCALE_TIMEOUT=$(SCALE_TIMEOUT) SCALE_STATUS_PERIOD=$(STATUS_PERIOD) SCALE_MEMBER_APISERVERS=$(MEMBER_APISERVERS) SCALE_MERGE=$(MERGE) $(GO) test -tags scale -count=1 -timeout 180m -run '^TestScale$$' -v ./e2e/scale/
 
 # --- images (internal/pipeline/image, images/) ------------------------------
 

@@ -61,10 +61,34 @@ func ParseKs(s string) ([]int, error) {
 	return ks, nil
 }
 
-// APIServers is how many member kube-apiservers carry K Clusters: a few,
-// the same for every K past the smallest, so that the curve over K is the
-// Clusters' cost and not the servers'.
-func APIServers(k int) int { return min(k, 3) }
+// MemberAPIServersEnv sets how many member kube-apiservers carry the K
+// Clusters at most (`make scale MEMBER_APISERVERS=N`); default
+// DefaultMemberAPIServers.
+const MemberAPIServersEnv = "SCALE_MEMBER_APISERVERS"
+
+// DefaultMemberAPIServers is a few, the same for every K past the
+// smallest, so that the curve over K is the Clusters' cost and not the
+// servers'. The price: a Cluster's informers see every other Cluster's
+// objects on its kube-apiserver, K²/n watch events a round.
+const DefaultMemberAPIServers = 3
+
+// ParseMemberAPIServers reads MemberAPIServersEnv: empty is
+// DefaultMemberAPIServers.
+func ParseMemberAPIServers(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return DefaultMemberAPIServers, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a positive integer", MemberAPIServersEnv, s)
+	}
+	return n, nil
+}
+
+// APIServers is how many member kube-apiservers carry K Clusters when at
+// most max may: no more than there are Clusters.
+func APIServers(k, max int) int { return min(k, max) }
 
 // Parallel runs f(0..n-1) with at most limit at a time and returns every
 // error joined. It stands in for errgroup, which holdfast does not

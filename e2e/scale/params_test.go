@@ -37,8 +37,21 @@ func TestParseStatusPeriod(t *testing.T) {
 
 func TestAPIServers(t *testing.T) {
 	for k, want := range map[int]int{1: 1, 2: 2, 3: 3, 10: 3, 100: 3} {
-		if got := APIServers(k); got != want {
+		if got := APIServers(k, DefaultMemberAPIServers); got != want {
 			t.Errorf("APIServers(%d) = %d, want %d", k, got, want)
+		}
+	}
+	if got := APIServers(100, 10); got != 10 {
+		t.Errorf("APIServers(100, 10) = %d", got)
+	}
+	for in, want := range map[string]int{"": DefaultMemberAPIServers, " 10 ": 10} {
+		if got, err := ParseMemberAPIServers(in); err != nil || got != want {
+			t.Errorf("ParseMemberAPIServers(%q) = %d, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "ten"} {
+		if _, err := ParseMemberAPIServers(bad); err == nil || !strings.Contains(err.Error(), MemberAPIServersEnv) {
+			t.Errorf("ParseMemberAPIServers(%q) = %v, want an error naming %s", bad, err, MemberAPIServersEnv)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -158,4 +159,107 @@ func ParseHeapAlloc(profile []byte) (int64, error) {
 		return 0, fmt.Errorf("no %q line in the heap profile (%d bytes): not a Go heap profile in its debug=1 form", "# HeapAlloc = N", len(profile))
 	}
 	return strconv.ParseInt(string(m[1]), 10, 64)
+}
+
+// ProcCPU is one process's CPU time at a reading of /proc.
+type ProcCPU struct {
+	Pid int
+	// Start is the process's start time (field 22 of stat, in clock
+	// ticks since boot): with Pid, what tells a reused pid from the
+	// process read before.
+	Start int64
+	// Argv is the command line; a kernel thread's, which is empty, is its
+	// name in brackets, as ps shows it.
+	Argv []string
+	CPU  time.Duration
+}
+
+// ReadProcCPU reads the CPU time of every process under procRoot
+// (normally /proc). A process that exits while it is read is left out:
+// what it spent is not seen by any reading after it.
+func ReadProcCPU(procRoot string) ([]ProcCPU, error) {
+	entries, err := os.ReadDir(procRoot)
+	if err != nil {
+		return nil, err
+	}
+	var out []ProcCPU
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(procRoot, e.Name())
+		stat, err := os.ReadFile(filepath.Join(dir, "stat"))
+		if err != nil {
+			continue // exited
+		}
+		cpu, err := ParseCPU(stat)
+		if err != nil {
+			return nil, fmt.Errorf("%s/stat: %w", dir, err)
+		}
+		start, comm, err := parseStartAndComm(stat)
+		if err != nil {
+			return nil, fmt.Errorf("%s/stat: %w", dir, err)
+		}
+		cmdline, err := os.ReadFile(filepath.Join(dir, "cmdline"))
+		if err != nil {
+			continue // exited
+		}
+		argv := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
+		if len(cmdline) == 0 {
+			argv = []string{"[" + comm + "]"}
+		}
+		out = append(out, ProcCPU{Pid: pid, Start: start, Argv: argv, CPU: cpu})
+	}
+	return out, nil
+}
+
+// parseStartAndComm reads the start time (field 22) and the command name
+// (field 2) of a /proc/<pid>/stat.
+func parseStartAndComm(stat []byte) (int64, string, error) {
+	open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+	if open < 0 || end < open {
+		return 0, "", fmt.Errorf("no command name in %q", stat)
+	}
+	fields := strings.Fields(string(stat[end+1:]))
+	// After ')': state is field 3, so starttime (22) is the 20th.
+	if len(fields) < 20 {
+		return 0, "", fmt.Errorf("%d fields after the command name, want at least 20", len(fields))
+	}
+	start, err := strconv.ParseInt(fields[19], 10, 64)
+	if err != nil {
+		return 0, "", fmt.Errorf("start time field %q: %w", fields[19], err)
+	}
+	return start, string(stat[open+1 : end]), nil
+}
+
+// RestOfMachine is CPUByGroup's group for the processes group names none.
+const RestOfMachine = "the rest of the machine"
+
+// CPUByGroup is the CPU time each group of processes spent between two
+// readings of /proc: a process in both counts its difference, one started
+// in between all of its time (a reused pid is a new process). group names
+// a process's group from its command line; "" is RestOfMachine. What a
+// process that exited in between spent after the first reading is not
+// seen (the restart workaround's old processes: their last moments).
+func CPUByGroup(before, after []ProcCPU, group func(argv []string) string) map[string]time.Duration {
+	type key struct {
+		pid   int
+		start int64
+	}
+	was := make(map[key]time.Duration, len(before))
+	for _, p := range before {
+		was[key{p.Pid, p.Start}] = p.CPU
+	}
+	out := map[string]time.Duration{}
+	for _, p := range after {
+		g := group(p.Argv)
+		if g == "" {
+			g = RestOfMachine
+		}
+		if d := p.CPU - was[key{p.Pid, p.Start}]; d > 0 {
+			out[g] += d
+		}
+	}
+	return out
 }

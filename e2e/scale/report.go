@@ -1,6 +1,7 @@
 package scale
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -61,12 +62,27 @@ type Credentials struct {
 	ReadsMin     float64 `json:"readsMin"`
 	ReadsMax     float64 `json:"readsMax"`
 	MembersRead1 int     `json:"membersReadOnce"`
+	// PeriodicDue is how many members' periodic re-read (every
+	// membercred.DefaultRefreshPeriod) fell due inside the window, and
+	// MembersOnePerRotation how many read once for the rotation
+	// (OneReadPerRotation).
+	PeriodicDue           int `json:"periodicDue"`
+	MembersOnePerRotation int `json:"membersOnePerRotation"`
 	// 401s seen by the transport, per member at most and in all; the
 	// recovered ones were replayed, the persisted ones reached a caller.
 	UnauthorizedMax   float64 `json:"unauthorizedMax"`
 	UnauthorizedTotal float64 `json:"unauthorizedTotal"`
 	Recovered         float64 `json:"recovered"`
 	Persisted         float64 `json:"persisted"`
+}
+
+// OneReadPerRotation says whether a member's Secret reads over a storm
+// are one for the rotation: exactly one, or two when its periodic re-read
+// fell due inside the window (the token source re-reads its Secret every
+// membercred.DefaultRefreshPeriod whatever happens, and a storm 2–3 min
+// after the last one meets it for the members read around then).
+func OneReadPerRotation(reads float64, periodicDue bool) bool {
+	return reads == 1 || (periodicDue && reads == 2)
 }
 
 // Run is one storm of one variant at one fleet size.
@@ -103,6 +119,12 @@ type Run struct {
 	// process of it, for the restart workaround).
 	CPU     time.Duration `json:"cpu"`
 	PeakRSS int64         `json:"peakRSS"`
+	// MachineCPU is the CPU time every part of the run spent over the
+	// window, read from /proc at its start and end (CPUByGroup): where
+	// the machine's two cores went while the fleet recovered.
+	MachineCPU map[string]time.Duration `json:"machineCPU,omitempty"`
+	// Cores is how many CPUs the machine had.
+	Cores int `json:"cores,omitempty"`
 	// Load is the machine's 1-minute load average when the storm began:
 	// the machine is shared, and the times are only as good as it was
 	// idle.
@@ -366,6 +388,9 @@ func (r *Report) table(b *strings.Builder, k int, s Storm) {
 		})
 	}
 	row("controller-manager CPU over the window", func(r Run) string { return formatSeconds(r.CPU.Seconds()) })
+	row("CPU over the window, every process on the machine (/proc at its start and end)", func(r Run) string {
+		return MachineCPUShares(r.MachineCPU, r.Window, r.Cores)
+	})
 	row("controller-manager peak RSS", func(r Run) string { return mib(r.PeakRSS) })
 	row("machine load at the start (1-min average, 2 cores)", func(r Run) string { return strconv.FormatFloat(r.Load, 'f', 1, 64) })
 	for _, run := range runs {
@@ -402,6 +427,32 @@ func verbs(m map[string]int) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// MachineCPUShares renders Run.MachineCPU: the CPU time spent against
+// what cores × window offered, then each group, biggest first (ties by
+// name), with its share of the time spent.
+func MachineCPUShares(m map[string]time.Duration, window time.Duration, cores int) string {
+	if len(m) == 0 {
+		return "–"
+	}
+	var total time.Duration
+	names := make([]string, 0, len(m))
+	for n, d := range m {
+		total += d
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if c := cmp.Compare(m[b], m[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %s (%.0f %%)", n, formatSeconds(m[n].Seconds()), 100*m[n].Seconds()/total.Seconds())
+	}
+	return fmt.Sprintf("%s of %s (%d cores × %s): %s", formatSeconds(total.Seconds()), formatSeconds(window.Seconds()*float64(cores)), cores, formatSeconds(window.Seconds()), strings.Join(parts, ", "))
 }
 
 func formatSeconds(s float64) string { return strconv.FormatFloat(s, 'f', 1, 64) + " s" }

@@ -21,7 +21,7 @@ func run(k int, s Storm, v Variant, p99 time.Duration, requests, lists int, cm C
 }
 
 func once(k int) Credentials {
-	return Credentials{Component: ControllerManager, Served: true, ReadsMin: 1, ReadsMax: 1, MembersRead1: k}
+	return Credentials{Component: ControllerManager, Served: true, ReadsMin: 1, ReadsMax: 1, MembersRead1: k, MembersOnePerRotation: k}
 }
 
 // goodReport meets every target: patched recovers within a status period
@@ -79,7 +79,11 @@ func TestJudgeMissed(t *testing.T) {
 	}{
 		{"patched: p99", func(r *Report) { r.Runs[5].Recovery.P99 = 4500 * time.Millisecond }},
 		{"patched: p99", func(r *Report) { r.Runs[5].Recovery.Recovered-- }},
-		{"patched: exactly one Secret read", func(r *Report) { r.Runs[5].Credentials[0].ReadsMax = 2 }},
+		{"patched: exactly one Secret read", func(r *Report) {
+			// One member read twice with no periodic re-read due.
+			c := &r.Runs[5].Credentials[0]
+			c.ReadsMax, c.MembersRead1, c.MembersOnePerRotation = 2, c.MembersRead1-1, c.MembersOnePerRotation-1
+		}},
 		{"patched: exactly one Secret read", func(r *Report) { r.Runs[5].Credentials[0] = Credentials{Component: ControllerManager} }},
 		{"patched: no relist", func(r *Report) {
 			r.Runs[5].Members.ListsByCause = map[string]int{CauseWatchCut: 19, CauseAfter401: 1}
@@ -278,5 +282,58 @@ func TestJudgeRelistByCause(t *testing.T) {
 	r.Judge()
 	if v := verdict(t, r, "patched: no relist"); !v.Met || !strings.Contains(v.Detail, "no control run") {
 		t.Errorf("judged on the causes without a control: %+v", v)
+	}
+}
+
+// Where the cores went: biggest first, each with its share of the CPU
+// spent, and the total against what the window offered.
+func TestMachineCPURow(t *testing.T) {
+	got := MachineCPUShares(map[string]time.Duration{
+		"karmada-apiserver":     20 * time.Second,
+		"member kube-apiserver": 60 * time.Second,
+		RestOfMachine:           500 * time.Millisecond,
+		"karmada-search":        4 * time.Second,
+		"the other fleet":       15 * time.Second,
+		"the harness":           500 * time.Millisecond,
+	}, 50*time.Second, 2)
+	want := "100.0 s of 100.0 s (2 cores × 50.0 s): member kube-apiserver 60.0 s (60 %), karmada-apiserver 20.0 s (20 %), the other fleet 15.0 s (15 %), karmada-search 4.0 s (4 %), the harness 0.5 s (0 %), the rest of the machine 0.5 s (0 %)"
+	if got != want {
+		t.Errorf("MachineCPUShares =\n%s\nwant\n%s", got, want)
+	}
+	if got := MachineCPUShares(nil, time.Second, 2); got != "–" {
+		t.Errorf("no reading: %q", got)
+	}
+}
+
+// The token source also re-reads its Secret every 5 minutes
+// (membercred.DefaultRefreshPeriod); when that falls due inside a storm's
+// window a member reads twice, once for the rotation. Only that second
+// read is excused, and only for a member whose periodic read fell due.
+func TestJudgeSecretReadsExcuseOnlyADuePeriodicRead(t *testing.T) {
+	for _, c := range []struct {
+		reads float64
+		due   bool
+		want  bool
+	}{{1, false, true}, {1, true, true}, {2, true, true}, {2, false, false}, {0, true, false}, {3, true, false}} {
+		if got := OneReadPerRotation(c.reads, c.due); got != c.want {
+			t.Errorf("OneReadPerRotation(%v, due %v) = %v, want %v", c.reads, c.due, got, c.want)
+		}
+	}
+	const target = "patched: exactly one Secret read per member per rotation"
+	set := func(due, ok int) *Report {
+		r := goodReport()
+		for i, run := range r.Runs {
+			if run.K == 50 && run.Storm == OnTime && run.Variant == Patched {
+				r.Runs[i].Credentials[0] = Credentials{Component: ControllerManager, Served: true, ReadsMin: 1, ReadsMax: 2, MembersRead1: 48, PeriodicDue: due, MembersOnePerRotation: ok}
+			}
+		}
+		r.Judge()
+		return r
+	}
+	if v := verdict(t, set(2, 50), target); !v.Met || !strings.Contains(v.Detail, "2 more read again when their periodic re-read fell due") {
+		t.Errorf("two periodic reads due and taken: %+v", v)
+	}
+	if v := verdict(t, set(0, 48), target); v.Met {
+		t.Errorf("two members read twice with no periodic read due: %+v", v)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
 	"github.com/holdfast-dist/holdfast/internal/harness/membercredmetrics"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
+	"github.com/holdfast-dist/holdfast/pkg/membercred"
 )
 
 // The run's knobs, set by `make scale`.
@@ -105,7 +107,7 @@ const (
 )
 
 var standIns = []string{
-	"K Cluster objects share a few member kube-apiservers (APIServers: min(K, 3)); each Cluster is joined as `karmadactl join` joins one (karmadacp.JoinPush): its own ServiceAccount, token Secret, ClusterRole and binding on its member, so a distinct credential and a distinct set of informers in each Karmada binary. Clusters on one kube-apiserver see each other's objects in their informers",
+	"K Cluster objects share a few member kube-apiservers (min(K, MEMBER_APISERVERS), 3 unless set; each run's count is in its table's title); each Cluster is joined as `karmadactl join` joins one (karmadacp.JoinPush): its own ServiceAccount, token Secret, ClusterRole and binding on its member, so a distinct credential and a distinct set of informers in each Karmada binary. Clusters on one kube-apiserver see each other's objects in their informers",
 	"each Cluster has its own namespace (scale-NNN, created on its member directly and kept from the namespace controller's auto-propagation), Deployment, PropagationPolicy and ResourceRegistry (that namespace's Deployments, that Cluster only)",
 	"no kubelet or kube-controller-manager on the members: the harness writes each member Deployment's status (all replicas ready) through the status subresource as soon as the new template lands, as e2e/karmadacp does",
 	"member tokens minted with the TokenRequest API (as in e2e/karmadacp); revocation deletes and recreates the ServiceAccount",
@@ -136,6 +138,10 @@ func TestScale(t *testing.T) {
 		}
 	}
 	period, err := ParseStatusPeriod(os.Getenv(StatusPeriodEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	memberServers, err := ParseMemberAPIServers(os.Getenv(MemberAPIServersEnv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +205,7 @@ func TestScale(t *testing.T) {
 			for _, b := range []karmadacp.Build{karmadacp.Patched, karmadacp.Pristine} {
 				t.Run(string(b), func(t *testing.T) {
 					t.Parallel()
-					f := startFleet(t, k, b, targets[b], etcd, apiServer, period, &measuring)
+					f := startFleet(t, k, b, targets[b], etcd, apiServer, period, memberServers, &measuring)
 					f.timeout = timeout
 					if b == karmadacp.Patched && k == top {
 						f.profileDir = filepath.Join(out, "scale")
@@ -229,10 +235,15 @@ type fleet struct {
 	apiAudit string
 	servers  []*controlplane.Cluster
 	audits   []string
-	clusters []*cluster
-	round    int
-	timeout  time.Duration
-	pprof    string // host:port of the controller-manager's pprof
+	// root is the fleet's test directory, which every process of the
+	// fleet names in its flags; memberNames the member kube-apiservers'
+	// (and their etcds') names, in theirs (processGroup).
+	root        string
+	memberNames []string
+	clusters    []*cluster
+	round       int
+	timeout     time.Duration
+	pprof       string // host:port of the controller-manager's pprof
 	// calm is when the last disturbance ended (quiet).
 	calm time.Time
 	// measuring is held by whichever fleet is setting up or in a storm.
@@ -249,11 +260,12 @@ type cluster struct {
 	server   int
 }
 
-func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target, etcd, apiServer string, period time.Duration, measuring *sync.Mutex) *fleet {
+func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target, etcd, apiServer string, period time.Duration, memberServers int, measuring *sync.Mutex) *fleet {
 	ctx := t.Context()
 	begin := time.Now()
 	f := &fleet{k: k, build: b, measuring: measuring}
 	dir := t.TempDir()
+	f.root = filepath.Dir(dir)
 	opts := karmadacp.Options{
 		Name: "scale-" + string(b), Tree: target.Tree, Binaries: target.Binaries,
 		Search: true, MetricsAdapter: true, Etcd: etcd, KubeAPIServer: apiServer,
@@ -274,11 +286,12 @@ func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target,
 	opts.ControllerManager.StatusUpdateFrequency = period
 	f.cp = karmadacp.StartForTest(t, opts)
 
-	n := APIServers(k)
+	n := APIServers(k, memberServers)
 	f.servers = make([]*controlplane.Cluster, n)
 	f.audits = make([]string, n)
 	for i := range n {
 		name := fmt.Sprintf("m%d-%s", i, b)
+		f.memberNames = append(f.memberNames, name)
 		f.audits[i] = filepath.Join(dir, name+"-audit", "audit.log")
 		flags, err := controlplane.AuditFlags(filepath.Dir(f.audits[i]), f.audits[i])
 		if err != nil {
@@ -458,7 +471,7 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 	ctx := t.Context()
 	f.round++
 	round := f.round
-	run := Run{K: f.k, APIServers: len(f.servers), Storm: s, Variant: v, Timeout: f.timeout}
+	run := Run{K: f.k, APIServers: len(f.servers), Storm: s, Variant: v, Timeout: f.timeout, Cores: runtime.NumCPU()}
 	before := f.scrape(ctx, t)
 
 	// Everything a rotation needs but the Secret write and the
@@ -481,6 +494,7 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 
 	var meter Meter
 	stopSampling := f.sampleControllerManager(&meter)
+	procsBefore, procErr := ReadProcCPU("/proc")
 
 	var mu sync.Mutex
 	t0 := map[string]time.Time{}
@@ -552,6 +566,15 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 		defer mu.Unlock()
 		return t0[ns]
 	}, f.timeout)
+	if procErr == nil {
+		var procsAfter []ProcCPU
+		if procsAfter, procErr = ReadProcCPU("/proc"); procErr == nil {
+			run.MachineCPU = CPUByGroup(procsBefore, procsAfter, f.processGroup)
+		}
+	}
+	if procErr != nil {
+		t.Logf("no CPU by process for this storm: %v", procErr)
+	}
 	late.Wait()
 	stopSampling()
 	if f.profileDir != "" && s == OnTime && v == Patched {
@@ -565,8 +588,9 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 	run.CPU, run.PeakRSS = meter.CPU(), meter.PeakRSS
 	f.countRequests(t, &run, start, end)
 	after := f.scrape(ctx, t)
+	scraped := time.Now()
 	for _, c := range []karmadacp.Component{karmadacp.ControllerManager, karmadacp.Search, karmadacp.MetricsAdapter} {
-		run.Credentials = append(run.Credentials, f.credentials(c, before[c], after[c]))
+		run.Credentials = append(run.Credentials, f.credentials(c, before[c], after[c], scraped))
 	}
 	t.Logf("K=%d %s %s: %d/%d recovered, p50 %s p99 %s max %s; member requests %d (lists %d: %s)", f.k, s, v, run.Recovery.Recovered, run.Recovery.Members,
 		FormatDuration(run.Recovery.P50), FormatDuration(run.Recovery.P99), FormatDuration(run.Recovery.Max), run.Members.Total, run.Members.Lists, verbs(run.Members.ListsByCause))
@@ -767,6 +791,40 @@ func (f *fleet) standInStatus(ctx context.Context, server *controlplane.Cluster,
 	return landed
 }
 
+// otherFleets is in the flags of every process of a fleet: its test
+// directory's name (t.TempDir of TestScale/K=N/<build>).
+const otherFleets = "/TestScaleK="
+
+// processGroup names the part of the run a process is, for the CPU spent
+// over a storm's window (Run.MachineCPU): this fleet's member
+// kube-apiservers, their etcds, each Karmada process by its binary's name
+// (karmada-apiserver and its etcd too), the other fleet of the same K
+// beside it, the harness itself, or none (the rest of the machine).
+func (f *fleet) processGroup(argv []string) string {
+	cmd := strings.Join(argv, " ")
+	base := filepath.Base(argv[0])
+	switch {
+	case strings.Contains(cmd, f.root+"/"):
+		for _, m := range f.memberNames {
+			if strings.Contains(cmd, "/"+m+"/") || strings.Contains(cmd, "/"+m+"-audit/") {
+				return "member " + base
+			}
+		}
+		if base == "kube-apiserver" {
+			return "karmada-apiserver"
+		}
+		if base == "etcd" {
+			return "karmada etcd"
+		}
+		return base
+	case strings.Contains(cmd, otherFleets):
+		return "the other fleet"
+	case strings.HasSuffix(base, ".test"):
+		return "the harness"
+	}
+	return ""
+}
+
 // sampleControllerManager reads the controller-manager's /proc into m
 // every sample until the returned func is called, following restarts.
 func (f *fleet) sampleControllerManager(m *Meter) func() {
@@ -809,7 +867,12 @@ func (f *fleet) scrape(ctx context.Context, t *testing.T) map[karmadacp.Componen
 	return out
 }
 
-func (f *fleet) credentials(c karmadacp.Component, before, after membercredmetrics.Metrics) Credentials {
+// credentials sums component c's membercred counters of every member
+// between two scrapes, the second taken at scraped. A member whose
+// periodic re-read was due by then (its last refresh before the storm plus
+// the refresh period the binaries run with, upstream's flags setting none)
+// may read twice, once for the rotation (OneReadPerRotation).
+func (f *fleet) credentials(c karmadacp.Component, before, after membercredmetrics.Metrics, scraped time.Time) Credentials {
 	cr := Credentials{Component: string(c)}
 	for i, cl := range f.clusters {
 		if after.HasMemberCredential(cl.name) {
@@ -826,6 +889,14 @@ func (f *fleet) credentials(c karmadacp.Component, before, after membercredmetri
 		cr.ReadsMax = max(cr.ReadsMax, d.Refreshes)
 		if d.Refreshes == 1 {
 			cr.MembersRead1++
+		}
+		last, ok := before.LastRefreshed(cl.name)
+		due := ok && !last.Add(membercred.DefaultRefreshPeriod).After(scraped)
+		if due {
+			cr.PeriodicDue++
+		}
+		if OneReadPerRotation(d.Refreshes, due) {
+			cr.MembersOnePerRotation++
 		}
 		cr.UnauthorizedMax = max(cr.UnauthorizedMax, d.Unauthorized)
 		cr.UnauthorizedTotal += d.Unauthorized

@@ -43,8 +43,9 @@ func (r *Report) Judge() {
 		add("patched: p99 recovery ≤ one status period + 2 s", p.Recovery.P99 <= bound && p.Recovery.Recovered == p.Recovery.Members,
 			"%s, on-time storm: p99 %s against %s (%d/%d recovered)", at, FormatDuration(p.Recovery.P99), FormatDuration(bound), p.Recovery.Recovered, p.Recovery.Members)
 		cm, served := p.credentials(ControllerManager)
-		add("patched: exactly one Secret read per member per rotation", served && cm.Served && cm.ReadsMin == 1 && cm.ReadsMax == 1,
-			"%s, on-time storm, controller-manager's membercred refreshes per member: %s (%d of %d members read once)", at, cm.reads(), cm.MembersRead1, p.K)
+		add("patched: exactly one Secret read per member per rotation", served && cm.Served && cm.MembersOnePerRotation == p.K,
+			"%s, on-time storm, controller-manager's membercred refreshes per member: %s (%d of %d members read once; %d more read again when their periodic re-read fell due in the window, of %d due)",
+			at, cm.reads(), cm.MembersRead1, p.K, cm.MembersOnePerRotation-cm.MembersRead1, cm.PeriodicDue)
 		r.judgeRelists(add, at, p)
 	} else {
 		add("patched: p99 recovery ≤ one status period + 2 s", false, "%s: no patched on-time run", at)

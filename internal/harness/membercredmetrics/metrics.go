@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -184,4 +186,21 @@ func (c MemberCredential) Change() string {
 		s += fmt.Sprintf(", refresh failures %+g", c.RefreshFailures)
 	}
 	return s
+}
+
+// LastRefreshed reads cluster's LastRefresh gauge: when its token was
+// last confirmed from the Secret (or the source created), so when the
+// source's next periodic re-read is due, one refresh period later. false
+// when the scrape has no such series.
+func (m Metrics) LastRefreshed(cluster string) (time.Time, bool) {
+	series := m.series(LastRefresh, map[string]string{"cluster": cluster})
+	if len(series) == 0 {
+		return time.Time{}, false
+	}
+	var latest float64
+	for _, s := range series {
+		latest = max(latest, s.GetGauge().GetValue())
+	}
+	sec, frac := math.Modf(latest)
+	return time.Unix(int64(sec), int64(math.Round(frac*1e9))), true
 }

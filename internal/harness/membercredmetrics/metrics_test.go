@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 const exposition = `# HELP holdfast_member_credential_unauthorized_total Requests carrying the member cluster's Secret token that got 401 Unauthorized.
@@ -147,5 +148,19 @@ func TestScrapeNamesTheStatus(t *testing.T) {
 	_, err := Scrape(context.Background(), srv.Client(), srv.URL+"/metrics")
 	if err == nil || !strings.Contains(err.Error(), "403") || !strings.Contains(err.Error(), "cannot get path") {
 		t.Errorf("Scrape of a refusing endpoint: error = %v, want the status and the server's reason", err)
+	}
+}
+
+func TestLastRefreshed(t *testing.T) {
+	m, err := Parse(strings.NewReader("# TYPE " + LastRefresh + " gauge\n" + LastRefresh + "{cluster=\"member2\"} 1.7000000125e9\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := m.LastRefreshed("member2")
+	if want := time.Unix(1_700_000_012, 500_000_000); !ok || !got.Equal(want) {
+		t.Errorf("LastRefreshed(member2) = %s, %v; want %s", got, ok, want)
+	}
+	if _, ok := m.LastRefreshed("member1"); ok {
+		t.Error("a cluster without the gauge has a last refresh")
 	}
 }
