@@ -238,6 +238,10 @@ scale: ## Rotation storm across K member clusters (not part of test): make scale
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES) --pristine
 	SCALE_K=$(K) SCALE_TIMEOUT=$(SCALE_TIMEOUT) SCALE_STATUS_PERIOD=$(STATUS_PERIOD) SCALE_MEMBER_APISERVERS=$(MEMBER_APISERVERS) SCALE_MERGE=$(MERGE) $(GO) test -tags scale -count=1 -timeout 180m -run '^TestScale$$' -v ./e2e/scale/
 
+.PHONY: scale-report
+scale-report: ## Judge _output/reports/scale.json again and render scale.md from it, without measuring again (after a change of the targets' rules); see docs/scale.md.
+	$(GO) run ./e2e/cmd/scale-report
+
 # --- images (internal/pipeline/image, images/) ------------------------------
 
 # Platforms the images are built for; linux/amd64 and linux/arm64 are what

@@ -229,10 +229,39 @@ func (r *Report) Write(dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "scale.json"), append(data, '\n'), 0o644); err != nil {
+	// Both files are written aside and renamed into place, the
+	// Markdown last: a failure leaves the previous report whole, or at
+	// worst a new scale.json beside the old scale.md, which
+	// make scale-report renders again.
+	if err := writeAside(dir, "scale.json", append(data, '\n')); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "scale.md"), []byte(r.Markdown()), 0o644)
+	return writeAside(dir, "scale.md", []byte(r.Markdown()))
+}
+
+// writeAside writes data to a temporary file in dir and renames it to
+// name: a reader never sees half of it.
+func writeAside(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, "."+name+".*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", filepath.Join(dir, name), err)
+	}
+	return nil
 }
 
 // Markdown renders the report: the verdicts, then one table per K and
@@ -289,24 +318,31 @@ func (r *Report) Markdown() string {
 	return b.String()
 }
 
-// curve is the patched and restart p99 per K, on-time storm.
+// curve is the on-time p99 per K of patched and the restart workaround,
+// the control's beside them, and what each further member added to the
+// patched p99 since the previous K (GrowsLinearly judges that slope).
 func (r *Report) curve() string {
 	if len(r.Ks) < 2 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("| K | patched p99 | pristine+restart p99 | patched p99 / K |\n|---|---|---|---|\n")
-	for _, k := range r.Ks {
+	b.WriteString("| K | patched p99 | pristine+restart p99 | control (nothing rotated), patched p99 | patched: time each further member added |\n|---|---|---|---|---|\n")
+	var prev *Run
+	for _, k := range slices.Sorted(slices.Values(r.Ks)) {
 		p, ok1 := r.Find(k, OnTime, Patched)
 		w, ok2 := r.Find(k, OnTime, Restart)
+		c, ok3 := r.Find(k, Control, Patched)
 		if !ok1 && !ok2 {
 			continue
 		}
 		per := "–"
-		if ok1 && p.Recovery.P99 != NotRecovered {
-			per = fmt.Sprintf("%.0f ms", float64(p.Recovery.P99.Milliseconds())/float64(k))
+		if ok1 && prev != nil && p.Recovery.P99 != NotRecovered && prev.Recovery.P99 != NotRecovered {
+			per = fmt.Sprintf("%.0f ms (since K = %d)", (p.Recovery.P99-prev.Recovery.P99).Seconds()*1000/float64(k-prev.K), prev.K)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s |\n", k, cell(ok1, p.Recovery.P99), cell(ok2, w.Recovery.P99), per)
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", k, cell(ok1, p.Recovery.P99), cell(ok2, w.Recovery.P99), cell(ok3, c.Recovery.P99), per)
+		if ok1 {
+			prev = &p
+		}
 	}
 	return b.String()
 }

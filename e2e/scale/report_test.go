@@ -98,7 +98,7 @@ func TestJudgeMissed(t *testing.T) {
 		{"patched beats pristine+restart on p99 recovery (on-time)", func(r *Report) { r.Runs[2].Recovery.P99 = 2 * time.Second }},
 		{"patched beats pristine+restart on member requests (on-time)", func(r *Report) { r.Runs[1].Members.Total = 900 }},
 		{"patched: recovery time grows no worse than linearly", func(r *Report) { r.Runs[5].Recovery.P99 = NotRecovered }},
-		// 3 s at K=10 allows 15 s + one period at K=50.
+		// 3 s at K=10 allows (3 s + one poll) × 5 = 17.5 s at K=50.
 		{"patched: recovery time grows no worse than linearly", func(r *Report) { r.Runs[5].Recovery.P99 = 18 * time.Second }},
 	} {
 		r := goodReport()
@@ -178,7 +178,8 @@ func TestReportWrite(t *testing.T) {
 		"| member apiservers: lists by cause (after 401: the credential; watch cut: the restart; new informer: just started) | watch cut 400 | watch cut 200 | watch cut 20 |",
 		"| member apiservers: lists after a 401, by component and resource | none | none | none |",
 		"| karmada-controller-manager: Secret re-reads per member (membercred) | n/a | n/a | 1 |",
-		"| 10 | 3.0 s | 8.0 s | 300 ms |",
+		"| 10 | 3.0 s | 8.0 s | 1.0 s | – |",
+		"| 50 | 3.0 s | 8.0 s | 1.0 s | 0 ms (since K = 10) |",
 		"1s 50% runtime.scanobject",
 		"- members share kube-apiservers",
 	} {
@@ -335,5 +336,59 @@ func TestJudgeSecretReadsExcuseOnlyADuePeriodicRead(t *testing.T) {
 	}
 	if v := verdict(t, set(0, 48), target); v.Met {
 		t.Errorf("two members read twice with no periodic read due: %+v", v)
+	}
+}
+
+// Linear growth is judged on the curve's slope: the recovery time each
+// further member adds may not grow from one segment to the next beyond
+// the quantisation of the polls. With two sizes there is one segment, and
+// growth is judged against proportion from the smaller.
+func TestGrowsLinearly(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		name   string
+		points []CurvePoint
+		want   bool
+	}{
+		{"linear with a fixed cost", []CurvePoint{{10, 2500 * time.Millisecond}, {50, 8900 * time.Millisecond}, {100, 16900 * time.Millisecond}}, true},
+		{"flat", []CurvePoint{{10, 2 * s}, {50, 2 * s}, {100, 2 * s}}, true},
+		{"within a poll at each end", []CurvePoint{{10, 2500 * time.Millisecond}, {50, 8900 * time.Millisecond}, {100, 19 * s}}, true},
+		{"the slope doubles", []CurvePoint{{10, 2500 * time.Millisecond}, {50, 8900 * time.Millisecond}, {100, 27 * s}}, false},
+		{"two sizes, proportional", []CurvePoint{{10, 3 * s}, {50, 17 * s}}, true},
+		{"two sizes, beyond proportion", []CurvePoint{{10, 3 * s}, {50, 18 * s}}, false},
+		{"unordered", []CurvePoint{{100, 27 * s}, {10, 2500 * time.Millisecond}, {50, 8900 * time.Millisecond}}, false},
+		{"one not recovered", []CurvePoint{{10, 2 * s}, {50, NotRecovered}}, false},
+		{"one size", []CurvePoint{{10, 2 * s}}, false},
+	} {
+		got, why := GrowsLinearly(c.points)
+		if got != c.want || why == "" {
+			t.Errorf("%s: GrowsLinearly = %v (%s), want %v", c.name, got, why, c.want)
+		}
+	}
+	_, why := GrowsLinearly([]CurvePoint{{10, 2500 * time.Millisecond}, {50, 8900 * time.Millisecond}, {100, 27 * s}})
+	for _, want := range []string{"K=50→100: 362 ms", "K=10→50: 160 ms", "allowed 205 ms"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("GrowsLinearly's reason %q does not say %q", why, want)
+		}
+	}
+}
+
+// Write leaves no temporary file beside the report, and a directory it
+// cannot write keeps what was there.
+func TestWriteLeavesOnlyTheReport(t *testing.T) {
+	dir := t.TempDir()
+	if err := goodReport().Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"scale.json", "scale.md"}) {
+		t.Errorf("Write left %v", names)
 	}
 }

@@ -59,7 +59,7 @@ const bumpParallel = 32
 
 // poll is how often recovery is observed: the times reported are
 // quantised by it.
-const poll = 500 * time.Millisecond
+const poll = RecoveryQuantum
 
 // searchParallel bounds the search cache reads of one poll (one per member
 // not yet seen there).

@@ -1,6 +1,7 @@
 package scale
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -121,33 +122,14 @@ func (r *Report) Judge() {
 		add(fmt.Sprintf("patched beats pristine+restart on member requests (%s)", s), metR, "less karmada-metrics-adapter's discovery fan-out: %s", strings.Join(fewer, "; "))
 	}
 
-	if len(r.Ks) >= 2 {
-		ks := slices.Sorted(slices.Values(r.Ks))
-		base, okb := r.Find(ks[0], OnTime, Patched)
-		met := okb && base.Recovery.P99 != NotRecovered
-		var pts []string
-		for _, k := range ks {
-			p, ok := r.Find(k, OnTime, Patched)
-			if !ok {
-				continue
-			}
-			pts = append(pts, fmt.Sprintf("K=%d %s", k, FormatDuration(p.Recovery.P99)))
-			if !okb || p.Recovery.P99 == NotRecovered {
-				met = false
-				continue
-			}
-			// No worse than linear: p99 may grow at most in proportion
-			// to K (from the smallest K's), with one status period of
-			// slack since p99 is quantised by it.
-			allowed := time.Duration(float64(base.Recovery.P99)*float64(k)/float64(ks[0])) + r.StatusPeriod
-			if p.Recovery.P99 > allowed {
-				met = false
-			}
+	var curve []CurvePoint
+	for _, k := range r.Ks {
+		if p, ok := r.Find(k, OnTime, Patched); ok {
+			curve = append(curve, CurvePoint{K: k, P99: p.Recovery.P99})
 		}
-		add("patched: recovery time grows no worse than linearly in K", met, "on-time p99: %s", strings.Join(pts, ", "))
-	} else {
-		add("patched: recovery time grows no worse than linearly in K", false, "only K = %d measured: no curve", r.Ks[0])
 	}
+	linear, why := GrowsLinearly(curve)
+	add("patched: recovery time grows no worse than linearly in K", linear, "%s", why)
 }
 
 // judgeRelists judges "no relist caused by the credential change" on the
@@ -219,4 +201,63 @@ func countRatio(p, w int) string {
 		return "restart sent none"
 	}
 	return fmt.Sprintf("%+.0f%%", float64(p-w)/float64(w)*100)
+}
+
+// RecoveryQuantum is how often the harness looks for recovery: every
+// recovery time is late by up to this much.
+const RecoveryQuantum = 500 * time.Millisecond
+
+// CurvePoint is the patched on-time p99 recovery at one fleet size.
+type CurvePoint struct {
+	K   int
+	P99 time.Duration
+}
+
+// GrowsLinearly judges "recovery time grows no worse than linearly in K"
+// on the curve's slope, and says why. Recovery has a fixed part (one
+// member takes a second or two), so proportion from the smallest K would
+// allow growth far steeper than linear; instead the time each further
+// member adds (a segment's slope, between successive sizes) may not grow
+// from the first segment to any later one by more than the polls'
+// quantisation: RecoveryQuantum at each end of both segments. With only two
+// sizes there is a single segment, and the larger may take at most the
+// smaller's p99 (plus a poll) in proportion to K.
+func GrowsLinearly(points []CurvePoint) (bool, string) {
+	pts := slices.Clone(points)
+	slices.SortFunc(pts, func(a, b CurvePoint) int { return cmp.Compare(a.K, b.K) })
+	var curve []string
+	for _, p := range pts {
+		curve = append(curve, fmt.Sprintf("K=%d %s", p.K, FormatDuration(p.P99)))
+	}
+	head := "on-time p99: " + strings.Join(curve, ", ")
+	switch {
+	case len(pts) < 2:
+		return false, head + ": one fleet size, no curve"
+	case slices.ContainsFunc(pts, func(p CurvePoint) bool { return p.P99 == NotRecovered }):
+		return false, head + ": not every size recovered"
+	}
+	q := RecoveryQuantum.Seconds()
+	if len(pts) == 2 {
+		a, b := pts[0], pts[1]
+		allowed := (a.P99.Seconds() + q) * float64(b.K) / float64(a.K)
+		return b.P99.Seconds() <= allowed, fmt.Sprintf("%s: two sizes, judged against proportion from the smaller: at most %s at K=%d", head, formatSeconds(allowed), b.K)
+	}
+	slope := func(a, b CurvePoint) float64 { return (b.P99.Seconds() - a.P99.Seconds()) / float64(b.K-a.K) }
+	first := slope(pts[0], pts[1])
+	firstSpan := float64(pts[1].K - pts[0].K)
+	ms := func(s float64) string { return fmt.Sprintf("%.0f ms", s*1000) }
+	met := true
+	segments := []string{fmt.Sprintf("K=%d→%d: %s", pts[0].K, pts[1].K, ms(first))}
+	for i := 2; i < len(pts); i++ {
+		span := float64(pts[i].K - pts[i-1].K)
+		s := slope(pts[i-1], pts[i])
+		allowed := max(first, 0) + 2*q/firstSpan + 2*q/span
+		if s > allowed {
+			met = false
+		}
+		segments = append(segments, fmt.Sprintf("K=%d→%d: %s (allowed %s)", pts[i-1].K, pts[i].K, ms(s), ms(allowed)))
+	}
+	// Steepest last: the reader sees first what decided it.
+	slices.Reverse(segments)
+	return met, fmt.Sprintf("%s; time each further member adds: %s", head, strings.Join(segments, ", "))
 }
