@@ -224,19 +224,21 @@ e2e-karmada-cp: e2e-binaries ## Only the suite on a real Karmada control plane (
 # same STATUS_PERIOD). STATUS_PERIOD is the controller-manager's
 # --cluster-status-update-frequency; empty is upstream's 10s.
 # MEMBER_APISERVERS is how many member kube-apiservers carry the K
-# Clusters at most (empty: 3). It builds the Karmada binaries
-# e2e-binaries builds (not the worker's).
+# Clusters at most (empty: 3). CONTROLLER_MANAGER_FLAGS are added to both
+# builds' controller-manager (--name=value, space-separated). It builds
+# the Karmada binaries e2e-binaries builds (not the worker's).
 K ?= 10,50,100
 SCALE_TIMEOUT ?= 60s
 MERGE ?=
 STATUS_PERIOD ?=
 MEMBER_APISERVERS ?=
+CONTROLLER_MANAGER_FLAGS ?=
 
 .PHONY: scale
-scale: ## Rotation storm across K member clusters (not part of test): make scale [K=10,50,100] [SCALE_TIMEOUT=60s] [STATUS_PERIOD=10s] [MEMBER_APISERVERS=3] [MERGE=1]; report in _output/reports/scale.md|json, profiles in _output/reports/scale/; see docs/scale.md.
+scale: ## Rotation storm across K member clusters (not part of test): make scale [K=10,50,100] [SCALE_TIMEOUT=60s] [STATUS_PERIOD=10s] [MEMBER_APISERVERS=3] [CONTROLLER_MANAGER_FLAGS=...] [MERGE=1]; report in _output/reports/scale.md|json, profiles in _output/reports/scale/; see docs/scale.md.
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES)
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES) --pristine
-	SCALE_K=$(K) SCALE_TIMEOUT=$(SCALE_TIMEOUT) SCALE_STATUS_PERIOD=$(STATUS_PERIOD) SCALE_MEMBER_APISERVERS=$(MEMBER_APISERVERS) SCALE_MERGE=$(MERGE) $(GO) test -tags scale -count=1 -timeout 180m -run '^TestScale$$' -v ./e2e/scale/
+	SCALE_K=$(K) SCALE_TIMEOUT=$(SCALE_TIMEOUT) SCALE_STATUS_PERIOD=$(STATUS_PERIOD) SCALE_MEMBER_APISERVERS=$(MEMBER_APISERVERS) SCALE_CONTROLLER_MANAGER_FLAGS="$(CONTROLLER_MANAGER_FLAGS)" SCALE_MERGE=$(MERGE) $(GO) test -tags scale -count=1 -timeout 180m -run '^TestScale$$' -v ./e2e/scale/
 
 .PHONY: scale-report
 scale-report: ## Judge _output/reports/scale.json again and render scale.md from it, without measuring again (after a change of the targets' rules); see docs/scale.md.

@@ -109,3 +109,28 @@ func Parallel(n, limit int, f func(i int) error) error {
 	wg.Wait()
 	return errors.Join(errs...)
 }
+
+// ControllerManagerFlagsEnv adds flags to both builds' controller-manager
+// (`make scale CONTROLLER_MANAGER_FLAGS="--rate-limiter-qps=100 ..."`):
+// what a fleet's operator would tune, to see what bounds recovery. The
+// report names them; figures measured with other flags are not merged.
+const ControllerManagerFlagsEnv = "SCALE_CONTROLLER_MANAGER_FLAGS"
+
+// ParseControllerManagerFlags reads ControllerManagerFlagsEnv: flags
+// separated by spaces, each --name=value (a value in the next word would
+// be read as a flag of its own). The status period has its own knob, which
+// the report's bound is computed from.
+func ParseControllerManagerFlags(s string) ([]string, error) {
+	var flags []string
+	for _, f := range strings.Fields(s) {
+		name, _, ok := strings.Cut(f, "=")
+		if !ok || !strings.HasPrefix(name, "--") {
+			return nil, fmt.Errorf("%s: %q: want each flag as --name=value", ControllerManagerFlagsEnv, f)
+		}
+		if name == "--cluster-status-update-frequency" {
+			return nil, fmt.Errorf("%s: %q: set the status period with STATUS_PERIOD (%s), which the recovery bound is computed from", ControllerManagerFlagsEnv, f, StatusPeriodEnv)
+		}
+		flags = append(flags, f)
+	}
+	return flags, nil
+}

@@ -83,3 +83,23 @@ func TestParallelBoundsAndJoins(t *testing.T) {
 		t.Errorf("Parallel of nothing: %v", err)
 	}
 }
+
+func TestParseControllerManagerFlags(t *testing.T) {
+	got, err := ParseControllerManagerFlags("  --rate-limiter-qps=100   --kube-api-qps=400 ")
+	if err != nil || !slices.Equal(got, []string{"--rate-limiter-qps=100", "--kube-api-qps=400"}) {
+		t.Errorf("ParseControllerManagerFlags = %q, %v", got, err)
+	}
+	if got, err := ParseControllerManagerFlags(""); err != nil || got != nil {
+		t.Errorf("empty = %q, %v; want none", got, err)
+	}
+	for bad, names := range map[string]string{
+		"100":                                  "--name=value",
+		"--rate-limiter-qps 100":               "--name=value",
+		"--cluster-status-update-frequency=5s": "STATUS_PERIOD",
+	} {
+		_, err := ParseControllerManagerFlags(bad)
+		if err == nil || !strings.Contains(err.Error(), ControllerManagerFlagsEnv) || !strings.Contains(err.Error(), names) {
+			t.Errorf("ParseControllerManagerFlags(%q) = %v, want an error naming %s and %s", bad, err, ControllerManagerFlagsEnv, names)
+		}
+	}
+}

@@ -170,13 +170,16 @@ type Report struct {
 	// StatusPeriod is the controller-manager's
 	// --cluster-status-update-frequency.
 	StatusPeriod time.Duration `json:"statusPeriod"`
-	Ks           []int         `json:"ks"`
-	StandIns     []string      `json:"standIns"`
-	Notes        []string      `json:"notes,omitempty"`
-	Planes       []Plane       `json:"planes"`
-	Runs         []Run         `json:"runs"`
-	Profiles     []Profile     `json:"profiles,omitempty"`
-	Verdicts     []Verdict     `json:"verdicts"`
+	// ControllerManagerFlags were added to both builds' controller-manager
+	// (ControllerManagerFlagsEnv); none is upstream's defaults.
+	ControllerManagerFlags []string  `json:"controllerManagerFlags,omitempty"`
+	Ks                     []int     `json:"ks"`
+	StandIns               []string  `json:"standIns"`
+	Notes                  []string  `json:"notes,omitempty"`
+	Planes                 []Plane   `json:"planes"`
+	Runs                   []Run     `json:"runs"`
+	Profiles               []Profile `json:"profiles,omitempty"`
+	Verdicts               []Verdict `json:"verdicts"`
 }
 
 // Find returns the run of k, storm and variant.
@@ -269,6 +272,9 @@ func writeAside(dir, name string, data []byte) error {
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Scale: a member credential rotation storm (issue 24)\n\nGenerated %s. Status period (--cluster-status-update-frequency) %s.\n\n", r.Generated.UTC().Format(time.RFC3339), r.StatusPeriod)
+	if len(r.ControllerManagerFlags) > 0 {
+		fmt.Fprintf(&b, "**Not upstream's defaults:** both builds' controller-manager ran with `%s`.\n\n", strings.Join(r.ControllerManagerFlags, " "))
+	}
 	b.WriteString("## Targets\n\n| target | | detail |\n|---|---|---|\n")
 	for _, v := range r.Verdicts {
 		mark := "missed"
@@ -505,6 +511,9 @@ func kib(b int64) string { return fmt.Sprintf("%.0f KiB", float64(b)/(1<<10)) }
 func (r *Report) Merge(old *Report) error {
 	if old.StatusPeriod != r.StatusPeriod {
 		return fmt.Errorf("the report there was measured at status period %s and this run at %s: not merged (run every K at one period)", old.StatusPeriod, r.StatusPeriod)
+	}
+	if !slices.Equal(old.ControllerManagerFlags, r.ControllerManagerFlags) {
+		return fmt.Errorf("the report there was measured with controller-manager flags %q and this run with %q: not merged", old.ControllerManagerFlags, r.ControllerManagerFlags)
 	}
 	for _, k := range old.Ks {
 		if slices.Contains(r.Ks, k) {

@@ -248,6 +248,15 @@ func TestMergeRefusesAnotherStatusPeriod(t *testing.T) {
 	}
 }
 
+// Figures measured with other controller-manager flags are refused too.
+func TestMergeRefusesOtherControllerManagerFlags(t *testing.T) {
+	old := goodReport()
+	r := &Report{StatusPeriod: old.StatusPeriod, Ks: []int{100}, ControllerManagerFlags: []string{"--rate-limiter-qps=100"}}
+	if err := r.Merge(old); err == nil || !strings.Contains(err.Error(), "--rate-limiter-qps=100") {
+		t.Fatalf("Merge = %v, want an error naming the flags", err)
+	}
+}
+
 // A run whose lists were only counted, not classified (a report from
 // before the classification, or no member audit log), says nothing about
 // what caused them: the target is not judged met on it.

@@ -145,6 +145,10 @@ func TestScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmFlags, err := ParseControllerManagerFlags(os.Getenv(ControllerManagerFlagsEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := t.Context()
 	root, err := toolcache.Root()
 	if err != nil {
@@ -162,7 +166,7 @@ func TestScale(t *testing.T) {
 		}
 	}
 	rep := &Report{
-		Generated: time.Now(), Wall: map[int]time.Duration{}, StatusPeriod: period,
+		Generated: time.Now(), Wall: map[int]time.Duration{}, StatusPeriod: period, ControllerManagerFlags: cmFlags,
 		Ks: ks, StandIns: standIns,
 		Notes: []string{
 			fmt.Sprintf("Karmada %s, pristine and patched; each storm waits up to %s for recovery; recovery is observed every %s", targets[karmadacp.Patched].Version, timeout, poll),
@@ -205,7 +209,7 @@ func TestScale(t *testing.T) {
 			for _, b := range []karmadacp.Build{karmadacp.Patched, karmadacp.Pristine} {
 				t.Run(string(b), func(t *testing.T) {
 					t.Parallel()
-					f := startFleet(t, k, b, targets[b], etcd, apiServer, period, memberServers, &measuring)
+					f := startFleet(t, k, b, targets[b], etcd, apiServer, period, memberServers, cmFlags, &measuring)
 					f.timeout = timeout
 					if b == karmadacp.Patched && k == top {
 						f.profileDir = filepath.Join(out, "scale")
@@ -260,7 +264,7 @@ type cluster struct {
 	server   int
 }
 
-func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target, etcd, apiServer string, period time.Duration, memberServers int, measuring *sync.Mutex) *fleet {
+func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target, etcd, apiServer string, period time.Duration, memberServers int, cmFlags []string, measuring *sync.Mutex) *fleet {
 	ctx := t.Context()
 	begin := time.Now()
 	f := &fleet{k: k, build: b, measuring: measuring}
@@ -282,7 +286,7 @@ func startFleet(t *testing.T, k int, b karmadacp.Build, target karmadacp.Target,
 	f.pprof = fmt.Sprintf("127.0.0.1:%d", port)
 	// Upstream's profiling flags (pkg/sharedcli/profileflag), in both
 	// builds so that they run alike; only the patched one is profiled.
-	opts.ControllerManager.Extra = []string{"--enable-pprof", "--profiling-bind-address=" + f.pprof}
+	opts.ControllerManager.Extra = append([]string{"--enable-pprof", "--profiling-bind-address=" + f.pprof}, cmFlags...)
 	opts.ControllerManager.StatusUpdateFrequency = period
 	f.cp = karmadacp.StartForTest(t, opts)
 
