@@ -123,6 +123,9 @@ type Run struct {
 	// window, read from /proc at its start and end (CPUByGroup): where
 	// the machine's two cores went while the fleet recovered.
 	MachineCPU map[string]time.Duration `json:"machineCPU,omitempty"`
+	// MachineCPUSpan is the time between those two readings: the
+	// window, and the last poll after it.
+	MachineCPUSpan time.Duration `json:"machineCPUSpan,omitempty"`
 	// Cores is how many CPUs the machine had.
 	Cores int `json:"cores,omitempty"`
 	// Load is the machine's 1-minute load average when the storm began:
@@ -430,8 +433,12 @@ func (r *Report) table(b *strings.Builder, k int, s Storm) {
 		})
 	}
 	row("controller-manager CPU over the window", func(r Run) string { return formatSeconds(r.CPU.Seconds()) })
-	row("CPU over the window, every process on the machine (/proc at its start and end)", func(r Run) string {
-		return MachineCPUShares(r.MachineCPU, r.Window, r.Cores)
+	row("CPU over the window, every process on the machine (/proc at its start and after its last poll)", func(r Run) string {
+		span := r.MachineCPUSpan
+		if span == 0 { // a report from before the span was kept
+			span = r.Window
+		}
+		return MachineCPUShares(r.MachineCPU, span, r.Cores)
 	})
 	row("controller-manager peak RSS", func(r Run) string { return mib(r.PeakRSS) })
 	row("machine load at the start (1-min average, 2 cores)", func(r Run) string { return strconv.FormatFloat(r.Load, 'f', 1, 64) })

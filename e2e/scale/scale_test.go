@@ -499,6 +499,7 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 	var meter Meter
 	stopSampling := f.sampleControllerManager(&meter)
 	procsBefore, procErr := ReadProcCPU("/proc")
+	procsFrom := time.Now()
 
 	var mu sync.Mutex
 	t0 := map[string]time.Time{}
@@ -574,6 +575,7 @@ func (f *fleet) storm(t *testing.T, s Storm, v Variant) Run {
 		var procsAfter []ProcCPU
 		if procsAfter, procErr = ReadProcCPU("/proc"); procErr == nil {
 			run.MachineCPU = CPUByGroup(procsBefore, procsAfter, f.processGroup)
+			run.MachineCPUSpan = time.Since(procsFrom)
 		}
 	}
 	if procErr != nil {
