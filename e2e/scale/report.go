@@ -415,6 +415,11 @@ func (r *Report) table(b *strings.Builder, k int, s Storm) {
 	row("karmada-apiserver: requests", func(r Run) string { return fmt.Sprint(r.Karmada.Total) })
 	row("karmada-apiserver: by verb", func(r Run) string { return verbs(r.Karmada.ByVerb) })
 	row("karmada-apiserver: lists", func(r Run) string { return fmt.Sprint(r.Karmada.Lists) })
+	qps, burst := ClientLimit(r.ControllerManagerFlags)
+	row(fmt.Sprintf("controller-manager → karmada-apiserver through its client (events apart), and the least time that takes at %g QPS, burst %d", qps, burst), func(r Run) string {
+		n := r.Karmada.ControllerManagerClientRequests()
+		return fmt.Sprintf("%d; ≥ %s", n, FormatDuration(LeastClientTime(n, qps, burst)))
+	})
 	row("controller-manager requests for member Secrets (audit)", func(r Run) string { return strconv.Itoa(r.SecretRequests) })
 	for _, c := range []string{ControllerManager, "karmada-search", "karmada-metrics-adapter"} {
 		row(c+": Secret re-reads per member (membercred)", func(r Run) string {
