@@ -133,15 +133,24 @@ func testKarmada(t *testing.T, root string, n *node.Node, standIns *standInBuild
 	sc.Timing("helm-install-wait", time.Since(begin))
 
 	// --wait covers the Deployments' rollout; every pod is read back
-	// anyway: the Jobs' pods must have succeeded, the rest run Ready.
+	// anyway: the Jobs' pods must have succeeded (or failed and been
+	// retried to the Job's completion), the rest run Ready.
 	pods, err := n.Kubernetes().CoreV1().Pods(karmadaNamespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		sc.Fatalf("listing the pods in %s: %v", karmadaNamespace, err)
+	}
+	jobs, err := n.Kubernetes().BatchV1().Jobs(karmadaNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		sc.Fatalf("listing the Jobs in %s: %v", karmadaNamespace, err)
 	}
 	var running []string
 	for i := range pods.Items {
 		p := &pods.Items[i]
 		if p.Status.Phase == corev1.PodSucceeded {
+			continue
+		}
+		if job, ok := retriedToCompletion(p, jobs.Items); ok {
+			t.Logf("pod %s of Job %s failed and the Job retried it to completion: %s", p.Name, job, podSummary(p))
 			continue
 		}
 		if p.Status.Phase != corev1.PodRunning || !podReady(p) {
