@@ -383,8 +383,8 @@ func TestGrowsLinearly(t *testing.T) {
 	}
 }
 
-// Write leaves no temporary file beside the report, and a directory it
-// cannot write keeps what was there.
+// Write leaves no temporary file beside the report (it writes aside and
+// renames; a failed write removes its temporary file).
 func TestWriteLeavesOnlyTheReport(t *testing.T) {
 	dir := t.TempDir()
 	if err := goodReport().Write(dir); err != nil {
