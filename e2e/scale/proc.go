@@ -63,17 +63,29 @@ func ParseRSS(status []byte) (int64, error) {
 	return 0, fmt.Errorf("no VmRSS line (a zombie has none)")
 }
 
-// ParseCPU reads utime + stime from /proc/<pid>/stat. The command name,
-// field 2, is in parentheses and may hold spaces or parentheses itself, so
-// fields are counted from the last ')'.
+// ParseCPU reads utime + stime from /proc/<pid>/stat.
 func ParseCPU(stat []byte) (time.Duration, error) {
-	end := bytes.LastIndexByte(stat, ')')
-	if end < 0 {
-		return 0, fmt.Errorf("no command name in %q", stat)
+	_, fields, err := splitStat(stat)
+	if err != nil {
+		return 0, err
 	}
-	// After ')': state is field 3, so utime (14) and stime (15) are the
-	// 12th and 13th.
-	fields := strings.Fields(string(stat[end+1:]))
+	return cpuOf(fields)
+}
+
+// splitStat splits a /proc/<pid>/stat into its command name (field 2) and
+// the fields after it. The command name is in parentheses and may hold
+// spaces or parentheses itself, so fields are counted from the last ')':
+// fields[0] is the state (field 3), fields[i] field i+3.
+func splitStat(stat []byte) (comm string, fields []string, err error) {
+	open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+	if open < 0 || end < open {
+		return "", nil, fmt.Errorf("no command name in %q", stat)
+	}
+	return string(stat[open+1 : end]), strings.Fields(string(stat[end+1:])), nil
+}
+
+// cpuOf reads utime (field 14) and stime (15) from splitStat's fields.
+func cpuOf(fields []string) (time.Duration, error) {
 	if len(fields) < 13 {
 		return 0, fmt.Errorf("%d fields after the command name, want at least 13", len(fields))
 	}
@@ -193,11 +205,7 @@ func ReadProcCPU(procRoot string) ([]ProcCPU, error) {
 		if err != nil {
 			continue // exited
 		}
-		cpu, err := ParseCPU(stat)
-		if err != nil {
-			return nil, fmt.Errorf("%s/stat: %w", dir, err)
-		}
-		start, comm, err := parseStartAndComm(stat)
+		cpu, start, comm, err := parseStat(stat)
 		if err != nil {
 			return nil, fmt.Errorf("%s/stat: %w", dir, err)
 		}
@@ -214,23 +222,23 @@ func ReadProcCPU(procRoot string) ([]ProcCPU, error) {
 	return out, nil
 }
 
-// parseStartAndComm reads the start time (field 22) and the command name
-// (field 2) of a /proc/<pid>/stat.
-func parseStartAndComm(stat []byte) (int64, string, error) {
-	open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
-	if open < 0 || end < open {
-		return 0, "", fmt.Errorf("no command name in %q", stat)
-	}
-	fields := strings.Fields(string(stat[end+1:]))
-	// After ')': state is field 3, so starttime (22) is the 20th.
-	if len(fields) < 20 {
-		return 0, "", fmt.Errorf("%d fields after the command name, want at least 20", len(fields))
-	}
-	start, err := strconv.ParseInt(fields[19], 10, 64)
+// parseStat reads the CPU time, the start time (field 22, clock ticks
+// since boot) and the command name of a /proc/<pid>/stat.
+func parseStat(stat []byte) (cpu time.Duration, start int64, comm string, err error) {
+	comm, fields, err := splitStat(stat)
 	if err != nil {
-		return 0, "", fmt.Errorf("start time field %q: %w", fields[19], err)
+		return 0, 0, "", err
 	}
-	return start, string(stat[open+1 : end]), nil
+	if cpu, err = cpuOf(fields); err != nil {
+		return 0, 0, "", err
+	}
+	if len(fields) < 20 {
+		return 0, 0, "", fmt.Errorf("%d fields after the command name, want at least 20", len(fields))
+	}
+	if start, err = strconv.ParseInt(fields[19], 10, 64); err != nil {
+		return 0, 0, "", fmt.Errorf("start time field %q: %w", fields[19], err)
+	}
+	return cpu, start, comm, nil
 }
 
 // RestOfMachine is CPUByGroup's group for the processes group names none.
