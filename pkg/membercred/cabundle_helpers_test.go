@@ -134,11 +134,29 @@ type tlsMember struct {
 
 func newTLSMember(t testing.TB, cert tls.Certificate, http2 bool) *tlsMember {
 	t.Helper()
+	return newTLSMemberOn(t, "", nil, cert, http2)
+}
+
+// newTLSMemberOn is newTLSMember listening on addr (127.0.0.1:0 when
+// empty) and answering with handler (a 200 "ok" when nil).
+func newTLSMemberOn(t testing.TB, addr string, handler http.Handler, cert tls.Certificate, http2 bool) *tlsMember {
+	t.Helper()
 	m := &tlsMember{}
 	m.cert.Store(&cert)
-	m.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.WriteString(w, "ok")
-	}))
+	if handler == nil {
+		handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, "ok")
+		})
+	}
+	m.Server = httptest.NewUnstartedServer(handler)
+	if addr != "" {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Listener.Close()
+		m.Listener = l
+	}
 	m.Config.ErrorLog = log.New(io.Discard, "", 0)
 	m.EnableHTTP2 = http2
 	m.Config.ConnState = func(_ net.Conn, s http.ConnState) {
