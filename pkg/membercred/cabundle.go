@@ -10,13 +10,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/connrotation"
 )
 
@@ -130,29 +130,56 @@ func (s *caSnapshot) verify(cs tls.ConnectionState, name string, now time.Time) 
 	return nil
 }
 
+// intersect returns the bundle of the certificates both s and next hold:
+// what a source trusts while it cannot tell which of two bundles is the
+// more recent. It is s when next holds all of s, next when s holds all of
+// next, and otherwise a new bundle (possibly of no certificate, which
+// verifies nothing until a read settles it).
+func (s *caSnapshot) intersect(next *caSnapshot) *caSnapshot {
+	switch {
+	case !s.drops(next):
+		return s
+	case !next.drops(s):
+		return next
+	}
+	inNext := make(map[string]bool, len(next.certs))
+	for _, c := range next.certs {
+		inNext[string(c.Raw)] = true
+	}
+	both := &caSnapshot{pool: x509.NewCertPool()}
+	for _, c := range s.certs {
+		if inNext[string(c.Raw)] {
+			both.certs = append(both.certs, c)
+			both.pool.AddCert(c)
+			both.raw = append(both.raw, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})...)
+		}
+	}
+	return both
+}
+
 // caTrust is the CA bundle one member's connections are verified against,
 // and the connections verified by it. Its owner (a SecretTokenSource, a
-// FileCABundle) publishes bundles with set and answers refresh: called
-// after a verification failure with the bundle that failed, it re-reads the
-// bundle's origin (single flight, rate-limited, at most MaxReadWait) and
-// returns the bundle current afterwards.
+// CAFile) publishes bundles with set and answers refresh: called after a
+// verification failure with the bundle that failed, it re-reads the
+// bundle's origin (single flight, rate-limited, at most MaxReadWait and
+// never past ctx) and returns the bundle current afterwards.
 type caTrust struct {
 	current atomic.Pointer[caSnapshot]
 	tracker *connrotation.ConnectionTracker
-	refresh func(failed *caSnapshot) *caSnapshot
+	refresh func(ctx context.Context, failed *caSnapshot) *caSnapshot
 
 	// mu guards last: clients of one member built from equal configs get one
 	// cached base transport from client-go, and get one clone of it here,
 	// so they share a connection pool as they do upstream.
 	mu   sync.Mutex
 	last struct {
-		base *http.Transport
-		host string
-		rt   *http.Transport
+		base  *http.Transport
+		host  string
+		clone *http.Transport
 	}
 }
 
-func newCATrust(refresh func(*caSnapshot) *caSnapshot) *caTrust {
+func newCATrust(refresh func(context.Context, *caSnapshot) *caSnapshot) *caTrust {
 	return &caTrust{tracker: connrotation.NewConnectionTracker(), refresh: refresh}
 }
 
@@ -172,35 +199,64 @@ func (t *caTrust) set(snap *caSnapshot) (changed bool) {
 	return true
 }
 
-// wrap returns rt's *http.Transport with its server verification taken
-// from the current bundle, for a client of host (rest.Config.Host). Any
-// other round tripper (client-go's SPDY and WebSocket upgraders build their
-// own TLS from the config) is returned as it is and verifies against the
-// config's CAData, as upstream does.
+// install makes cfg's connections verified against the current bundle:
+// the clone of client-go's transport innermost (Karmada's proxy-header
+// wrapper type-asserts *http.Transport; around, if any, goes right outside
+// it), and the dial guard outermost, outside the wrappers cfg already has
+// (the token's among them), so that every request carrying the member's
+// credential passes it.
+func (t *caTrust) install(cfg *rest.Config, around func(http.RoundTripper) http.RoundTripper) {
+	host := cfg.Host
+	inner := cfg.WrapTransport
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		clone := t.wrap(rt, host)
+		if clone != nil {
+			rt = clone
+			if around != nil {
+				rt = around(rt)
+			}
+		}
+		if inner != nil {
+			rt = inner(rt)
+		}
+		if clone != nil {
+			rt = newDialGuard(rt, clone)
+		}
+		return rt
+	}
+}
+
+// wrap returns a clone of rt's *http.Transport with its server verification
+// taken from the current bundle, for a client of host (rest.Config.Host),
+// or nil for any other round tripper (client-go's SPDY and WebSocket
+// upgraders build their own TLS from the config and verify against its
+// CAData, as upstream does) and for one that skips verification.
 //
 // The copy keeps everything client-go set up (proxy, timeouts, HTTP/2, the
 // tls-server-name, minimum version, ciphers) and changes where the roots
 // come from:
 //   - a direct connection is dialled by DialTLSContext, which hands
 //     crypto/tls the current bundle as RootCAs per connection: crypto/tls
-//     verifies exactly as for a static CAData, and on failure the bundle is
+//     verifies exactly as for a static CAData (the name is the
+//     tls-server-name or the host dialled), and on failure the bundle is
 //     re-read and the connection dialled once more if it changed;
 //   - through a proxy, net/http does the TLS itself with TLSClientConfig,
 //     fixed for the transport's life; there verification is
 //     InsecureSkipVerify plus VerifyConnection running the same x509 check
-//     against the current bundle, never skipped and never on system roots.
+//     against the current bundle, never skipped and never on system roots
+//     (see verifyConnection for the name).
 //
 // Every connection is dialled through one connrotation tracker per member,
 // which set uses to close them.
-func (t *caTrust) wrap(rt http.RoundTripper, host string) http.RoundTripper {
+func (t *caTrust) wrap(rt http.RoundTripper, host string) *http.Transport {
 	base, ok := rt.(*http.Transport)
 	if !ok || base.TLSClientConfig == nil || base.TLSClientConfig.InsecureSkipVerify {
-		return rt
+		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.last.base == base && t.last.host == host {
-		return t.last.rt
+		return t.last.clone
 	}
 	clone := base.Clone()
 	// Clone copies the HTTP/2 upgrade bound to base's connection pool, where
@@ -228,69 +284,96 @@ func (t *caTrust) wrap(rt http.RoundTripper, host string) http.RoundTripper {
 	proxied := clone.TLSClientConfig
 	proxied.RootCAs = nil
 	proxied.InsecureSkipVerify = true
-	proxied.VerifyConnection = t.verifyConnection(proxied.ServerName, ipHost(host), proxied.Time)
+	proxied.VerifyConnection = t.verifyConnection(proxied.ServerName, proxied.Time)
 
-	t.last.base, t.last.host, t.last.rt = base, host, clone
+	t.last.base, t.last.host, t.last.clone = base, host, clone
 	return clone
 }
+
+// tlsHandshakeTimeoutError is net/http's error for a handshake that outlived
+// Transport.TLSHandshakeTimeout (unexported there), so that a direct
+// connection's timeout reads in a Cluster condition or a log exactly as
+// upstream's: "net/http: TLS handshake timeout", a timeout net.Error.
+type tlsHandshakeTimeoutError struct{}
+
+func (tlsHandshakeTimeoutError) Timeout() bool   { return true }
+func (tlsHandshakeTimeoutError) Temporary() bool { return true }
+func (tlsHandshakeTimeoutError) Error() string   { return "net/http: TLS handshake timeout" }
 
 // dialTLS dials addr and does the handshake with the current bundle as
 // RootCAs. A certificate that the bundle does not verify makes the origin
 // re-read it; if that yields another bundle, a new connection (dialled after
-// the bundle change closed the old ones) is tried with it, once.
+// the bundle change closed the old ones) is tried with it, once. The
+// handshakes and the wait for the re-read share one deadline, timeout after
+// the first dial (net/http's bound for one handshake), and ctx: a failed
+// verification never makes a dial outlast what upstream's may.
 func (t *caTrust) dialTLS(ctx context.Context, dial connrotation.DialFunc, tmpl *tls.Config, timeout time.Duration, network, addr string) (net.Conn, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
 	}
+	var deadline time.Time
 	for attempt := 0; ; attempt++ {
 		raw, err := dial(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
+		if attempt == 0 && timeout > 0 {
+			deadline = time.Now().Add(timeout)
+		}
 		// Loaded after the dial tracked the connection: set publishes before
 		// it closes the tracked ones, so a connection is either closed by a
 		// change or verified by the bundle that change published.
 		snap := t.current.Load()
-		cfg := tmpl.Clone()
-		cfg.RootCAs = snap.pool
-		if cfg.ServerName == "" {
-			cfg.ServerName = host // what net/http sets (connectMethod.tlsHost)
-		}
-		conn := tls.Client(raw, cfg)
-		hctx, cancel := ctx, context.CancelFunc(func() {})
-		if timeout > 0 {
-			hctx, cancel = context.WithTimeout(ctx, timeout)
-		}
-		err = conn.HandshakeContext(hctx)
-		cancel()
-		if err == nil {
-			return conn, nil
-		}
-		_ = raw.Close()
-		var verr *tls.CertificateVerificationError
-		if attempt > 0 || !errors.As(err, &verr) || t.refresh(snap) == snap {
-			return nil, err
+		conn, retry, err := t.handshake(ctx, deadline, raw, snap, tmpl, host, attempt == 0)
+		if err == nil || !retry {
+			return conn, err
 		}
 	}
 }
 
+// handshake does one handshake of dialTLS on raw with snap, before deadline
+// (none if zero); on a verification failure that another bundle may cure,
+// and if first, it has the origin re-read and says whether to dial again.
+func (t *caTrust) handshake(ctx context.Context, deadline time.Time, raw net.Conn, snap *caSnapshot, tmpl *tls.Config, host string, first bool) (_ *tls.Conn, retry bool, _ error) {
+	hctx, cancel := ctx, context.CancelFunc(func() {})
+	if !deadline.IsZero() {
+		hctx, cancel = context.WithDeadline(ctx, deadline)
+	}
+	defer cancel()
+	cfg := tmpl.Clone()
+	cfg.RootCAs = snap.pool
+	if cfg.ServerName == "" {
+		cfg.ServerName = host // what net/http sets (connectMethod.tlsHost)
+	}
+	if ctx.Value(onlyHTTP1Key{}) != nil {
+		cfg.NextProtos = nil // what net/http's addTLS does for a WebSocket upgrade
+	}
+	conn := tls.Client(raw, cfg)
+	err := conn.HandshakeContext(hctx)
+	if err == nil {
+		return conn, false, nil
+	}
+	_ = raw.Close()
+	if hctx.Err() != nil && ctx.Err() == nil {
+		return nil, false, tlsHandshakeTimeoutError{}
+	}
+	retry = first && bundleMayCure(err) && t.refresh(hctx, snap) != snap && hctx.Err() == nil
+	return nil, retry, err
+}
+
 // verifyConnection checks a proxied connection's server against the current
 // bundle, for the name crypto/tls would verify: the tls-server-name, else
-// the host net/http dialled (the SNI it sent), else, for an IP address
-// (which is sent without SNI), the client's host if it is one. With none of
-// them the connection is refused rather than checked against no name.
-func (t *caTrust) verifyConnection(serverName, hostIP string, timeFn func() time.Time) func(tls.ConnectionState) error {
+// the host net/http dialled when it is a DNS name (the SNI it sent). An IP
+// address is sent without SNI, and nothing in a handshake callback says
+// which one was dialled: its chain is checked here and its address, before
+// a byte of any request is written on the connection, by the dial guard
+// (see dialGuard), which knows the request's host.
+func (t *caTrust) verifyConnection(serverName string, timeFn func() time.Time) func(tls.ConnectionState) error {
 	return func(cs tls.ConnectionState) error {
 		name := serverName
 		if name == "" {
 			name = cs.ServerName
-		}
-		if name == "" {
-			name = hostIP
-		}
-		if name == "" {
-			return errors.New("tls: cannot tell which server name to verify (no tls-server-name, no SNI, and the client's host is not an IP address)")
 		}
 		now := time.Now()
 		if timeFn != nil {
@@ -301,24 +384,21 @@ func (t *caTrust) verifyConnection(serverName, hostIP string, timeFn func() time
 		if err == nil {
 			return nil
 		}
-		if fresh := t.refresh(snap); fresh != snap {
+		if !bundleMayCure(err) {
+			return err
+		}
+		if fresh := t.refresh(context.Background(), snap); fresh != snap {
 			return fresh.verify(cs, name, now)
 		}
 		return err
 	}
 }
 
-// ipHost returns the host of a rest.Config.Host when it is an IP address.
-func ipHost(host string) string {
-	u, err := url.Parse(host)
-	if err != nil || u.Host == "" {
-		u, err = url.Parse("https://" + host)
-		if err != nil {
-			return ""
-		}
-	}
-	if ip := net.ParseIP(u.Hostname()); ip != nil {
-		return u.Hostname()
-	}
-	return ""
+// bundleMayCure reports whether another bundle could make err's certificate
+// verify: a verification error other than a name the certificate does not
+// hold (x509 checks the name first, whatever the roots).
+func bundleMayCure(err error) bool {
+	var verr *tls.CertificateVerificationError
+	var herr x509.HostnameError
+	return errors.As(err, &verr) && !errors.As(err, &herr)
 }

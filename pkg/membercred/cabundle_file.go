@@ -2,6 +2,7 @@ package membercred
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -33,27 +34,52 @@ const ReasonCAFileUnreadable = "ca_file_unreadable"
 // re-reads it at most CAFileRefreshPeriod after the previous read (started
 // by the first request past it, in the background; no goroutine or timer
 // lives between requests), and at once when a handshake fails verification
-// (single flight, at most once per MinForcedRefreshInterval). A kubelet
-// Secret volume replaces the file by swapping its ..data symlink; reading
-// the path follows it. A withdrawn certificate closes the connections, and
-// a file without a usable certificate keeps the last good bundle.
+// (single flight, at most once per MinForcedRefreshInterval, waited for at
+// most MaxReadWait). A kubelet Secret volume replaces the file by swapping
+// its ..data symlink; reading the path follows it. A withdrawn certificate
+// closes the connections, and a file without a usable certificate keeps
+// the last good bundle.
+//
+// Reads run on their own goroutine and outside any lock: a stalled mount
+// holds up one read, never a handshake past MaxReadWait, the next periodic
+// check, Health, or a config being built. Every read is numbered when it
+// starts, and only the outcome of a read that started after the one taken
+// last is taken: a slow read never puts back an older bundle.
 type CAFile struct {
 	path  string
 	trust *caTrust
 	log   logr.Logger
 	clock clock.PassiveClock
 
-	// checkAt is when the file is next due, in UnixNano; reading is set
-	// while a background read runs.
+	// checkAt is when the file is next due, in UnixNano; reading mirrors
+	// inFlight != nil for the request path.
 	checkAt atomic.Int64
 	reading atomic.Bool
 
-	// mu makes reads single flight; it guards the fields below.
-	mu         sync.Mutex
-	lastForced time.Time
+	// mu guards the fields below; it is never held while the file is read.
+	mu       sync.Mutex
+	started  uint64    // reads numbered so far
+	taken    uint64    // the number of the read whose outcome is current
+	inFlight *fileRead // the background read under way, nil if none
+	lastRead *fileRead // the background read completed last
+	// lastReason, lastError and failures: see CAFileHealth.
 	lastReason string
 	lastError  string
 	failures   int
+}
+
+// fileRead is one background read of the file; done is closed once its
+// outcome is taken or dropped.
+type fileRead struct {
+	n         uint64
+	done      chan struct{}
+	completed time.Time
+	// caRejected is the bundle whose verification failure started this
+	// read, nil for a periodic one: only such a read answers a failure of
+	// that bundle, as on the Secret path.
+	caRejected *caSnapshot
+	// slowReported makes "did not finish in time" one log line per read.
+	slowReported atomic.Bool
 }
 
 // CAFileHealth is a snapshot of a CAFile, for a log line or a condition.
@@ -91,9 +117,15 @@ func TrustCAFile(cfg *rest.Config) *CAFile {
 	return f
 }
 
-// trustConfig reads the file for cfg and installs the bundle's
-// verification, unless the file holds no usable bundle now.
+// trustConfig reads the file for cfg, as client-go does when it builds the
+// transport, and installs the bundle's verification, unless the file holds
+// no usable bundle now. What it read becomes current only if no read that
+// started after it was taken meanwhile.
 func (f *CAFile) trustConfig(cfg *rest.Config) bool {
+	f.mu.Lock()
+	f.started++
+	n := f.started
+	f.mu.Unlock()
 	raw, err := readCAFile(f.path)
 	if err != nil {
 		return false
@@ -102,8 +134,12 @@ func (f *CAFile) trustConfig(cfg *rest.Config) bool {
 	if detail != "" {
 		return false
 	}
-	f.adopt(snap)
-	f.install(cfg)
+	f.mu.Lock()
+	f.takeLocked(n, snap, "", "")
+	f.mu.Unlock()
+	f.trust.install(cfg, func(rt http.RoundTripper) http.RoundTripper {
+		return &caFileRoundTripper{file: f, next: rt}
+	})
 	return true
 }
 
@@ -113,32 +149,8 @@ func newCAFile(path string, log logr.Logger, clk clock.PassiveClock) *CAFile {
 	return f
 }
 
-// adopt takes a bundle just read from the file: it is the newest there is.
-func (f *CAFile) adopt(snap *caSnapshot) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.trust.set(snap)
-	f.checkAt.Store(f.clock.Now().Add(CAFileRefreshPeriod).UnixNano())
-}
-
-// install puts the bundle's verification innermost in cfg's wrappers, and
-// the periodic check in front of the transport.
-func (f *CAFile) install(cfg *rest.Config) {
-	host := cfg.Host
-	inner := cfg.WrapTransport
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		if wrapped := f.trust.wrap(rt, host); wrapped != rt {
-			rt = &caFileRoundTripper{file: f, next: wrapped}
-		}
-		if inner != nil {
-			rt = inner(rt)
-		}
-		return rt
-	}
-}
-
 // caFileRoundTripper starts the periodic read; it costs a request one
-// clock read and one atomic load.
+// clock read and one or two atomic loads.
 type caFileRoundTripper struct {
 	file *CAFile
 	next http.RoundTripper
@@ -146,55 +158,109 @@ type caFileRoundTripper struct {
 
 func (rt *caFileRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	f := rt.file
-	if f.clock.Now().UnixNano() >= f.checkAt.Load() && f.reading.CompareAndSwap(false, true) {
-		go func() {
-			defer f.reading.Store(false)
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if f.clock.Now().UnixNano() >= f.checkAt.Load() {
-				f.readLocked()
-			}
-		}()
+	if f.clock.Now().UnixNano() >= f.checkAt.Load() && !f.reading.Load() {
+		f.mu.Lock()
+		if f.inFlight == nil && f.clock.Now().UnixNano() >= f.checkAt.Load() {
+			f.launchLocked(nil)
+		}
+		f.mu.Unlock()
 	}
 	return rt.next.RoundTrip(req)
 }
 
 func (rt *caFileRoundTripper) WrappedRoundTripper() http.RoundTripper { return rt.next }
 
-// afterFailure answers a failed verification against failed with the bundle
-// current after reading the file, or failed within the forced-read floor.
-func (f *CAFile) afterFailure(failed *caSnapshot) *caSnapshot {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if cur := f.trust.current.Load(); cur != failed {
-		return cur
-	}
-	now := f.clock.Now()
-	if !f.lastForced.IsZero() && now.Sub(f.lastForced) < MinForcedRefreshInterval {
-		return failed
-	}
-	f.lastForced = now
-	f.readLocked()
-	return f.trust.current.Load()
+// launchLocked starts a background read. Callers hold f.mu and have checked
+// that none is under way.
+func (f *CAFile) launchLocked(caRejected *caSnapshot) *fileRead {
+	f.started++
+	r := &fileRead{n: f.started, done: make(chan struct{}), caRejected: caRejected}
+	f.inFlight = r
+	f.reading.Store(true)
+	f.checkAt.Store(f.clock.Now().Add(CAFileRefreshPeriod).UnixNano())
+	go f.read(r)
+	return r
 }
 
-// readLocked reads the file and publishes or refuses its bundle, logging
-// once per change of state. Callers hold f.mu.
-func (f *CAFile) readLocked() {
-	f.checkAt.Store(f.clock.Now().Add(CAFileRefreshPeriod).UnixNano())
+// read reads the file for r and takes the outcome.
+func (f *CAFile) read(r *fileRead) {
 	raw, err := readCAFile(f.path)
-	reason, detail := "", ""
 	var snap *caSnapshot
-	switch {
+	reason, detail := "", ""
+	switch cur := f.trust.current.Load(); {
 	case err != nil:
 		reason, detail = ReasonCAFileUnreadable, err.Error()
-	case f.trust.current.Load() != nil && bytes.Equal(f.trust.current.Load().raw, raw):
-		snap = f.trust.current.Load() // unchanged: nothing to parse
+	case cur != nil && bytes.Equal(cur.raw, raw):
+		snap = cur // unchanged: nothing to parse
 	default:
 		if snap, detail = parseCABundle(raw); detail != "" {
 			reason, detail = ReasonCABundleInvalid, "the file "+detail
 		}
 	}
+	f.mu.Lock()
+	f.takeLocked(r.n, snap, reason, detail)
+	r.completed = f.clock.Now()
+	f.lastRead = r
+	f.inFlight = nil
+	f.reading.Store(false)
+	f.mu.Unlock()
+	close(r.done)
+}
+
+// afterFailure answers a failed verification against failed with the bundle
+// current after a read that a failure of failed started (coalesced, and at
+// most one per MinForcedRefreshInterval), waiting for it at most
+// MaxReadWait and never past ctx; failed when none completed in time.
+func (f *CAFile) afterFailure(ctx context.Context, failed *caSnapshot) *caSnapshot {
+	var dl readDeadline
+	defer dl.stop()
+	for range 3 {
+		r, answers := f.failureRead(failed)
+		if r != nil {
+			select {
+			case <-r.done:
+			case <-ctx.Done():
+				return failed
+			case <-dl.expiry(f.clock, MaxReadWait):
+				if r.slowReported.CompareAndSwap(false, true) {
+					f.log.Error(nil, "Reading the CA file did not finish in time; handshakes waiting for it go on without it", "wait", MaxReadWait)
+				}
+				return failed
+			}
+		}
+		if answers {
+			return f.trust.current.Load()
+		}
+	}
+	return failed
+}
+
+// failureRead returns the read that answers a failure of failed, and
+// whether it does (see SecretTokenSource.startCAFailureRead); nil when
+// none is needed.
+func (f *CAFile) failureRead(failed *caSnapshot) (r *fileRead, answers bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.trust.current.Load() != failed {
+		return nil, true
+	}
+	if f.inFlight != nil {
+		return f.inFlight, f.inFlight.caRejected == failed
+	}
+	if lr := f.lastRead; lr != nil && lr.caRejected == failed && f.clock.Now().Sub(lr.completed) < MinForcedRefreshInterval {
+		return nil, true
+	}
+	return f.launchLocked(failed), true
+}
+
+// takeLocked takes the outcome of read n unless a read that started after
+// it was taken already, publishing its bundle or keeping the last good one,
+// and logs once per change of state. Callers hold f.mu.
+func (f *CAFile) takeLocked(n uint64, snap *caSnapshot, reason, detail string) {
+	if n < f.taken {
+		return
+	}
+	f.taken = n
 	prev := f.lastReason
 	if reason != "" {
 		f.lastReason, f.lastError = reason, detail
@@ -207,6 +273,11 @@ func (f *CAFile) readLocked() {
 	f.lastReason, f.lastError, f.failures = "", "", 0
 	if prev != "" {
 		f.log.Info("CA bundle file is usable again", "previousReason", prev)
+	}
+	if f.trust.current.Load() == nil {
+		f.trust.current.Store(snap)
+		f.checkAt.Store(f.clock.Now().Add(CAFileRefreshPeriod).UnixNano())
+		return
 	}
 	if f.trust.set(snap) {
 		f.log.Info("Picked up a changed CA bundle from its file", "certificates", len(snap.certs))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/rest"
@@ -27,40 +26,58 @@ import (
 // build the client, as upstream does).
 func (s *SecretTokenSource) TrustSecretCABundle(cfg *rest.Config) {
 	tc := cfg.TLSClientConfig
-	if tc.Insecure || tc.CAFile != "" || len(tc.CAData) == 0 {
+	if tc.Insecure {
+		// The cluster no longer verifies its member (insecureSkipTLSVerification,
+		// with its caBundle usually removed): clients built before keep their
+		// bundle, and a Secret without one is no longer a failure to report.
+		s.caOff.Store(true)
 		return
 	}
-	snap, detail := parseCABundle(tc.CAData)
-	if detail != "" {
+	if tc.CAFile != "" || len(tc.CAData) == 0 {
 		return
 	}
-	s.adoptCA(snap)
-	host := cfg.Host
-	inner := cfg.WrapTransport
-	// Innermost, so that the wrappers BuildClusterConfig added (Karmada's
-	// proxy-header wrapper type-asserts *http.Transport) and the token
-	// wrapper see the transport whose roots follow the Secret.
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		rt = s.ca.wrap(rt, host)
-		if inner != nil {
-			rt = inner(rt)
+	// The common case, a client built again from an unchanged Secret, costs
+	// a comparison, not a parse of the bundle.
+	if cur := s.ca.current.Load(); cur == nil || !bytes.Equal(cur.raw, tc.CAData) {
+		snap, detail := parseCABundle(tc.CAData)
+		if detail != "" {
+			return
 		}
-		return rt
+		s.adoptCA(snap)
 	}
+	s.caOff.Store(false)
+	s.ca.install(cfg, nil)
 }
 
-// adoptCA takes the bundle a caller just read from the Secret: the first
-// one becomes current; a later one other than current makes the source
-// read the Secret itself rather than trust either copy (see adopt).
+// adoptCA takes the bundle a caller just read from the Secret. The first
+// one becomes current. A later one other than current may be older or
+// newer than it (the caller's read and the source's last one raced), so
+// until a read that starts now says which, the member's connections trust
+// only what both hold: a client never trusts a certificate that the config
+// it was built from no longer holds (nor one a read already withdrew). A
+// read under way fetched the Secret before this call: its bundle is not
+// taken, and another read follows it (see read).
 func (s *SecretTokenSource) adoptCA(snap *caSnapshot) {
-	s.mu.Lock()
+	s.caMu.Lock()
 	cur := s.ca.current.Load()
-	if cur == nil {
+	switch {
+	case cur == nil:
 		s.ca.current.Store(snap)
+	case !bytes.Equal(cur.raw, snap.raw):
+		s.caGen.Add(1)
+		s.ca.set(cur.intersect(snap))
+	default:
+		s.caMu.Unlock()
+		return
 	}
-	s.mu.Unlock()
-	if cur != nil && !bytes.Equal(cur.raw, snap.raw) {
-		s.startRead(readChanged)
+	s.caMu.Unlock()
+	if cur == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inFlight == nil {
+		s.launchRead("", nil)
 	}
 }
 
@@ -78,6 +95,9 @@ func (s *SecretTokenSource) caFromSecret(secret *corev1.Secret, getErr error) (c
 		return caOutcome{}, false
 	}
 	raw, ok := secret.Data[SecretCABundleKey]
+	if !ok && s.caOff.Load() {
+		return caOutcome{}, true // nothing to report: see TrustSecretCABundle
+	}
 	if !ok {
 		// Upstream's BuildClusterConfig refuses to build a client from such a
 		// Secret and its existing clients keep their bundle: so do these.
@@ -93,10 +113,18 @@ func (s *SecretTokenSource) caFromSecret(secret *corev1.Secret, getErr error) (c
 	return caOutcome{snap: snap}, true
 }
 
-// applyCA publishes a read's bundle and records the change of state, one
-// log line per change (never per read). It runs outside s.mu: closing the
-// member's connections must not hold up requests.
-func (s *SecretTokenSource) applyCA(out caOutcome) {
+// applyCA publishes the bundle of a read started at CA generation gen and
+// records the change of state, one log line per change (never per read).
+// A read that started before a config brought another bundle is dropped:
+// it may have fetched the Secret before that bundle was written. It runs
+// outside s.mu: closing the member's connections must not hold up
+// requests.
+func (s *SecretTokenSource) applyCA(out caOutcome, gen uint64) {
+	s.caMu.Lock()
+	defer s.caMu.Unlock()
+	if gen != s.caGen.Load() {
+		return
+	}
 	if out.snap != nil && s.ca.set(out.snap) {
 		s.log.Info("Picked up a changed member cluster CA bundle from its Secret", "certificates", len(out.snap.certs))
 	}
@@ -115,24 +143,24 @@ func (s *SecretTokenSource) applyCA(out caOutcome) {
 		if out.reason != prevReason {
 			s.log.Error(errors.New(out.detail), "Cannot take the member cluster CA bundle from its Secret; keeping the last good bundle", "reason", out.reason)
 		}
-	case prevReason != "":
+	case prevReason != "" && out.snap != nil:
 		s.log.Info("Member cluster CA bundle is usable in its Secret again", "previousReason", prevReason)
 	}
 }
 
 // caAfterFailure answers a handshake whose certificate failed verification
-// against failed: it returns the bundle current after a read of the Secret
+// against failed: it returns, never past ctx, the bundle current after a read of the Secret
 // that a failure of the same bundle started (coalesced with every other
 // such failure, and at most one per MinForcedRefreshInterval), or failed
 // when none completed within MaxReadWait. Like a 401 of a token, a failure
 // is never answered by a read that another cause started: it may have read
 // the Secret before the CA was replaced.
-func (s *SecretTokenSource) caAfterFailure(failed *caSnapshot) *caSnapshot {
+func (s *SecretTokenSource) caAfterFailure(ctx context.Context, failed *caSnapshot) *caSnapshot {
 	var dl readDeadline
 	defer dl.stop()
 	for range 3 {
 		read, answers := s.startCAFailureRead(failed)
-		if err := s.wait(context.Background(), read, &dl); err != nil {
+		if err := s.wait(ctx, read, &dl); err != nil {
 			return failed
 		}
 		if answers {

@@ -2,6 +2,7 @@ package membercred
 
 import (
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -101,8 +102,14 @@ func TestCABundleRejectsWhatClientGoRejects(t *testing.T) {
 				if !isVerificationError(refErr) {
 					t.Fatalf("client-go reference: got %v, want a certificate verification error", refErr)
 				}
-				if got := st.calls.Load(); got != 1 {
-					t.Errorf("the verification failure made %d reads of the Secret, want 1", got)
+				// A name the certificate does not hold is not cured by any
+				// bundle (x509 checks it before the roots): it reads nothing.
+				want := int64(1)
+				if c.name == "wrong name" {
+					want = 0
+				}
+				if got := st.calls.Load(); got != want {
+					t.Errorf("the verification failure made %d reads of the Secret, want %d", got, want)
 				}
 			})
 		}
@@ -483,13 +490,12 @@ func TestTrustSecretCABundleLeavesOtherConfigsAlone(t *testing.T) {
 // TestCABundleSPDYLeftAlone: an upgrade round tripper (exec, attach,
 // port-forward) is not an *http.Transport and passes through the wrapper.
 func TestCABundleSPDYLeftAlone(t *testing.T) {
-	trust := newCATrust(func(s *caSnapshot) *caSnapshot { return s })
-	rt := http.RoundTripper(&notATransport{})
-	if got := trust.wrap(rt, "https://member:6443"); got != rt {
+	trust := newCATrust(func(_ context.Context, s *caSnapshot) *caSnapshot { return s })
+	if got := trust.wrap(&notATransport{}, "https://member:6443"); got != nil {
 		t.Fatal("a round tripper other than *http.Transport was replaced")
 	}
 	insecure := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
-	if got := trust.wrap(insecure, "https://member:6443"); got != http.RoundTripper(insecure) {
+	if got := trust.wrap(insecure, "https://member:6443"); got != nil {
 		t.Fatal("an insecure transport was replaced")
 	}
 }

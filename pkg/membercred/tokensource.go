@@ -75,6 +75,13 @@ type SecretTokenSource struct {
 	// once TrustSecretCABundle gave it a first one (before that its current
 	// is nil and reads leave the bundle alone).
 	ca *caTrust
+	// caMu orders what publishes a bundle (a read's outcome, a config's
+	// bundle); caGen counts the configs that brought another bundle than
+	// the current one. Neither is touched on the request path.
+	caMu  sync.Mutex
+	caGen atomic.Uint64
+	// caOff is set while the cluster's configs skip verification.
+	caOff atomic.Bool
 }
 
 // cachedToken is an immutable snapshot published through an atomic pointer.
@@ -113,6 +120,8 @@ type secretRead struct {
 	// caRejected is the CA bundle whose verification failure started this
 	// read, nil for any other cause; the same rule as for rejected.
 	caRejected *caSnapshot
+	// caGen is the source's caGen when the read started.
+	caGen uint64
 	// slowReported makes "did not finish in time" one log line per read,
 	// however many requests gave up waiting for it.
 	slowReported atomic.Bool
@@ -247,15 +256,12 @@ func (s *SecretTokenSource) wait(ctx context.Context, read *secretRead, d *readD
 		return nil
 	default:
 	}
-	if d.expired == nil {
-		d.expired, d.release = s.newTimer(s.readWait)
-	}
 	select {
 	case <-read.done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-d.expired:
+	case <-d.expiry(s.clock, s.readWait):
 		if read.slowReported.CompareAndSwap(false, true) {
 			s.log.Error(nil, "Reading the member cluster Secret did not finish in time; requests waiting for it go on without it", "wait", s.readWait)
 		}
@@ -263,16 +269,21 @@ func (s *SecretTokenSource) wait(ctx context.Context, read *secretRead, d *readD
 	}
 }
 
-// newTimer times a wait with the source's clock when that clock makes
-// timers (the real one does; so does a fake clock.Clock in tests), else
-// with the real time.
-func (s *SecretTokenSource) newTimer(d time.Duration) (<-chan time.Time, func() bool) {
-	if c, ok := s.clock.(clock.Clock); ok {
-		t := c.NewTimer(d)
-		return t.C(), t.Stop
+// expiry returns the deadline's channel, starting its timer of wait on
+// the first call. The timer runs on clk when clk makes timers (the real
+// clock does; so does a fake clock.Clock in tests), else on the real time.
+func (d *readDeadline) expiry(clk clock.PassiveClock, wait time.Duration) <-chan time.Time {
+	if d.expired != nil {
+		return d.expired
 	}
-	t := time.NewTimer(d)
-	return t.C, t.Stop
+	if c, ok := clk.(clock.Clock); ok {
+		t := c.NewTimer(wait)
+		d.expired, d.release = t.C(), t.Stop
+	} else {
+		t := time.NewTimer(wait)
+		d.expired, d.release = t.C, t.Stop
+	}
+	return d.expired
 }
 
 // tokenAfterUnauthorized returns the token to replay a request with after
@@ -359,7 +370,7 @@ func (s *SecretTokenSource) startRead(cause readCause) *secretRead {
 // launchRead starts a read on its own goroutine. Callers hold s.mu and have
 // checked that no read is under way.
 func (s *SecretTokenSource) launchRead(rejected string, caRejected *caSnapshot) *secretRead {
-	read := &secretRead{done: make(chan struct{}), rejected: rejected, caRejected: caRejected}
+	read := &secretRead{done: make(chan struct{}), rejected: rejected, caRejected: caRejected, caGen: s.caGen.Load()}
 	s.inFlight = read
 	s.reading.Store(true)
 	go s.read(read)
@@ -408,7 +419,7 @@ func (s *SecretTokenSource) read(r *secretRead) {
 	s.mu.Unlock()
 
 	if tracked {
-		s.applyCA(ca)
+		s.applyCA(ca, r.caGen)
 	}
 
 	// Log and count outside the lock but before the read is marked done, so
@@ -421,6 +432,11 @@ func (s *SecretTokenSource) read(r *secretRead) {
 	s.lastRead = r
 	s.inFlight = nil
 	s.reading.Store(false)
+	if r.caGen != s.caGen.Load() {
+		// A config brought another bundle while this read was under way:
+		// read what the Secret holds now (see adoptCA).
+		s.launchRead("", nil)
+	}
 	s.mu.Unlock()
 	close(r.done)
 }
