@@ -277,3 +277,30 @@ func TestCABundleHandshakeTimeoutReadsAsUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestCABundleInsecureClusterStopsReportingMissing: once a cluster is
+// switched to insecureSkipTLSVerification (its caBundle removed), a Secret
+// without the key is no longer a failure to report, while the clients built
+// before keep their last good bundle.
+func TestCABundleInsecureClusterStopsReportingMissing(t *testing.T) {
+	ca := newTestCA(t, "ca", nil)
+	clk := testingclock.NewFakeClock(time.Now())
+	m := newTLSMember(t, ca.serving(t, leafOpts{}), false)
+	st := newCASecretStore("tok", ca.pem())
+	src := newCASource(t, st, caseClock(clk))
+	c := memberClient(t, src, st, m.URL, func(*testing.T, *rest.Config) {})
+	st.removeCA()
+	refreshNow(t, clk, src, st, c, m.URL)
+	if h := src.Health(); h.CABundleErrorReason != ReasonCABundleMissing {
+		t.Fatalf("with a verifying cluster: reason %q, want %s", h.CABundleErrorReason, ReasonCABundleMissing)
+	}
+	src.TrustSecretCABundle(&rest.Config{Host: m.URL, TLSClientConfig: rest.TLSClientConfig{Insecure: true}})
+	refreshNow(t, clk, src, st, c, m.URL)
+	if h := src.Health(); h.CABundleErrorReason != "" || h.Err() != nil {
+		t.Fatalf("after the switch to insecure: %+v", h)
+	}
+	m.CloseClientConnections()
+	if err := fetchOK(c, m.URL); err != nil {
+		t.Fatalf("a client built before the switch, with its last good bundle: %v", err)
+	}
+}
