@@ -304,11 +304,13 @@ func TestKubeconfigPersisted401SingleFlight(t *testing.T) {
 	c := httpClient(t, cfg)
 	var wg sync.WaitGroup
 	for range 8 {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			if code, err := statusOf(c, f.api.URL); err != nil || code != http.StatusUnauthorized {
 				t.Errorf("GET: %d %v, want 401", code, err)
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	if got := testutil.ToFloat64(m.reads.WithLabelValues("member1")); got != 2 {
