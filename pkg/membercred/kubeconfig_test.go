@@ -480,3 +480,27 @@ func TestRestConfigFromKubeconfigSharesOneCredential(t *testing.T) {
 		t.Fatal("two configs of one kubeconfig got two credentials")
 	}
 }
+
+// The server ends the handshake with an alert (it no longer trusts the
+// client certificate): the files are read at once, and the next request
+// carries the certificate they hold now.
+func TestKubeconfigTLSAlertRereadsAtOnce(t *testing.T) {
+	ca := newTestCA(t, "member-ca", nil)
+	oldClientCA, newClientCA := newTestCA(t, "old-client-ca", nil), newTestCA(t, "new-client-ca", nil)
+	oldCert, oldKey := oldClientCA.client(t, "agent-1")
+	api := newKubeAPI(t, ca.serving(t, leafOpts{}), newClientCA)
+	api.accept("cert:agent-1")
+	vol := newKubeconfigVolume(t, map[string][]byte{"config": kubeconfigFile{server: api.URL, cert: oldCert, key: oldKey, ca: ca.pem()}.bytes(t)})
+	clk := testingclock.NewFakePassiveClock(epoch)
+	k, cfg := followed(t, vol.path(), KubeconfigOptions{Clock: clk})
+	c := httpClient(t, cfg)
+	newCert, newKey := newClientCA.client(t, "agent-1")
+	vol.publish(t, map[string][]byte{"config": kubeconfigFile{server: api.URL, cert: newCert, key: newKey, ca: ca.pem()}.bytes(t)})
+	if _, err := statusOf(c, api.URL); err == nil || !tlsRejected(err) {
+		t.Fatalf("GET with a certificate the server no longer trusts: %v, want a TLS alert", err)
+	}
+	k.waitIdle()
+	if code, err := statusOf(c, api.URL); err != nil || code != http.StatusOK {
+		t.Fatalf("GET after the alert: %d %v, want 200 with the certificate the file holds now", code, err)
+	}
+}
