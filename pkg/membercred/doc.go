@@ -35,6 +35,16 @@
 //     the same x509 check in VerifyConnection where net/http does the
 //     handshake (through a proxy); never system roots, never skipped.
 //
+//   - KubeconfigCredential: a kubeconfig FILE's token, client certificate and
+//     CA, for processes that read theirs once (karmada-scheduler-estimator's
+//     member kubeconfig, karmada-agent's control-plane one).
+//     RestConfigFromKubeconfig is clientcmd.BuildConfigFromFlags whose
+//     clients use what the file holds now, by the member Secret's rules:
+//     re-read on change and every minute, at once on a 401 or a TLS failure,
+//     401 replayed when replayable, connections closed when a certificate
+//     they were opened or verified with is withdrawn, a bad file keeping the
+//     last good credential.
+//
 //   - OwnCredentialGuard: the process's OWN API-server credential. A process
 //     whose ServiceAccount was deleted and recreated keeps running and Ready
 //     while every request fails with 401. The guard re-reads the credential on
