@@ -459,7 +459,7 @@ func (k *KubeconfigCredential) startForcedRead(sent *kubeconfigSnapshot) (*crede
 
 // afterCAFailure answers caTrust when a handshake failed verification
 // against failed: the CA current after reading the files at once.
-func (k *KubeconfigCredential) afterCAFailure(failed *caSnapshot) *caSnapshot {
+func (k *KubeconfigCredential) afterCAFailure(_ context.Context, failed *caSnapshot) *caSnapshot {
 	if cur := k.trust.current.Load(); cur != failed {
 		return cur
 	}
