@@ -1,0 +1,104 @@
+package treetest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
+)
+
+// GodebugResult is one shipped main package's default GODEBUG settings in
+// the patched tree and in its pristine twin.
+type GodebugResult struct {
+	Package  string `json:"package"`
+	Patched  string `json:"patched"`
+	Pristine string `json:"pristine"`
+}
+
+// DefaultGODEBUG is the DefaultGODEBUG the go command computes for each
+// main package in tree (`go list -f {{.DefaultGODEBUG}}`): the value
+// `go build` stamps into the binary (`go version -m` shows it as
+// `build DefaultGODEBUG=`), because both take it from the same place in
+// the go command (load.defaultGODEBUG: the toolchain's table of settings,
+// the main module's go line or its godebug default, its godebug lines and
+// the package's //go:debug directives). Running it with the toolchain that
+// builds the binaries costs a package load, not a build.
+func (r Runner) DefaultGODEBUG(ctx context.Context, tree string, pkgs []string) (map[string]string, error) {
+	goBin, env := "go", envOrOS(r.Env)
+	if r.Toolchain != "" {
+		g, err := build.ResolveGo(ctx, r.Toolchain)
+		if err != nil {
+			return nil, err
+		}
+		goBin, env = g.Bin, g.Env(env)
+	}
+	cmd := exec.CommandContext(ctx, goBin, append([]string{"list", "-f", "{{.ImportPath}} {{.Name}} {{.DefaultGODEBUG}}"}, pkgs...)...)
+	cmd.Dir, cmd.Env = tree, append(env, "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("DefaultGODEBUG of %s in %s: go list: %v: %s", strings.Join(pkgs, " "), tree, err, strings.TrimSpace(stderr.String()))
+	}
+	got := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 2 {
+			continue
+		}
+		if f[1] != "main" {
+			return nil, fmt.Errorf("DefaultGODEBUG in %s: %s is package %s, not a main package", tree, f[0], f[1])
+		}
+		got[f[0]] = ""
+		if len(f) > 2 {
+			got[f[0]] = f[2]
+		}
+	}
+	return got, sc.Err()
+}
+
+// compareGODEBUG lists each main package's DefaultGODEBUG in the patched
+// tree next to the pristine twin's (upstream's go.mod and go line) and
+// says which differ: a series may raise the go line only with the godebug
+// line that keeps upstream's defaults (internal/pipeline/overrides).
+func (r Runner) compareGODEBUG(ctx context.Context, patched, pristine string, pkgs []string) ([]GodebugResult, []string, error) {
+	p, err := r.DefaultGODEBUG(ctx, patched, pkgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := r.DefaultGODEBUG(ctx, pristine, pkgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []GodebugResult
+	var differ []string
+	for _, pkg := range sortedKeys(boolSet(p)) {
+		g := GodebugResult{Package: pkg, Patched: p[pkg], Pristine: u[pkg]}
+		out = append(out, g)
+		if g.Patched != g.Pristine {
+			differ = append(differ, fmt.Sprintf("DefaultGODEBUG of %s differs from upstream's go line: patched %q, pristine %q", pkg, g.Patched, g.Pristine))
+		}
+	}
+	return out, differ, nil
+}
+
+func boolSet(m map[string]string) map[string]bool {
+	s := map[string]bool{}
+	for k := range m {
+		s[k] = true
+	}
+	return s
+}
+
+// verdict is the comparison as the report words it.
+func (g GodebugResult) verdict() string {
+	if g.Patched == g.Pristine {
+		return "as upstream's go line (" + g.Patched + ")"
+	}
+	return fmt.Sprintf("DIFFERS: patched %s, pristine %s", g.Patched, g.Pristine)
+}
