@@ -5,10 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
-
-	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
 )
 
 // GodebugResult is one shipped main package's default GODEBUG settings in
@@ -28,21 +25,9 @@ type GodebugResult struct {
 // the package's //go:debug directives). Running it with the toolchain that
 // builds the binaries costs a package load, not a build.
 func (r Runner) DefaultGODEBUG(ctx context.Context, tree string, pkgs []string) (map[string]string, error) {
-	goBin, env := "go", envOrOS(r.Env)
-	if r.Toolchain != "" {
-		g, err := build.ResolveGo(ctx, r.Toolchain)
-		if err != nil {
-			return nil, err
-		}
-		goBin, env = g.Bin, g.Env(env)
-	}
-	cmd := exec.CommandContext(ctx, goBin, append([]string{"list", "-e", "-f", "{{.ImportPath}} {{if eq .Name \"main\"}}main{{else}}-{{end}} {{.DefaultGODEBUG}}"}, pkgs...)...)
-	cmd.Dir, cmd.Env = tree, append(env, "CGO_ENABLED=0")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, stderr, err := r.goList(ctx, tree, append([]string{"-e", "-f", "{{.ImportPath}} {{if eq .Name \"main\"}}main{{else}}-{{end}} {{.DefaultGODEBUG}}"}, pkgs...)...)
 	if err != nil {
-		return nil, fmt.Errorf("DefaultGODEBUG of %s in %s: go list: %v: %s", strings.Join(pkgs, " "), tree, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("DefaultGODEBUG of %s in %s: go list: %v: %s", strings.Join(pkgs, " "), tree, err, strings.TrimSpace(stderr))
 	}
 	got := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
