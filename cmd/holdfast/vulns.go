@@ -117,6 +117,17 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	for _, b := range r.Binaries {
 		fmt.Fprintf(e.stdout, "%s: %s\n", b.Name, b.Counts())
 	}
+	if len(selected) > 0 {
+		// The release gate's reading: reachable with a fix (refused
+		// unless its series waives it), without a fix, waived.
+		waivers, err := e.seriesWaivers(selected)
+		if err != nil {
+			return err
+		}
+		for _, g := range r.Gate(func(m, id string) (string, bool) { w, ok := waivers[m+" "+id]; return w, ok }) {
+			fmt.Fprintln(e.stdout, g)
+		}
+	}
 	fmt.Fprintln(e.stdout, filepath.Join(*out, vulnreport.FolderName, vulnreport.SummaryFile))
 	if !*pristine {
 		return nil
@@ -243,4 +254,21 @@ func pinBinaries(selected []pinOf, bin string, kind provenance.Kind) ([]vulnrepo
 		}
 	}
 	return bins, nil
+}
+
+// seriesWaivers are the waivers of the selected pins' series, keyed by
+// "MAIN-MODULE ID", with the blocker and what ends each.
+func (e *env) seriesWaivers(selected []pinOf) (map[string]string, error) {
+	c := e.config("")
+	out := map[string]string{}
+	for _, sel := range selected {
+		in, err := c.LoadInputs(sel.up, sel.pin.Series)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range in.Waivers {
+			out[sel.up.Module+" "+w.ID] = w.Blocker + ": " + w.Why + " (ends when " + w.EndsWhen + ")"
+		}
+	}
+	return out, nil
 }

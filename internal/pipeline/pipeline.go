@@ -80,8 +80,10 @@ func TreeDir(up *pins.Upstream, version string, kind provenance.Kind) string {
 type Inputs struct {
 	Series []*patchset.Patch
 	// Overrides are the series' dependency overrides (its overrides file),
-	// Waivers the advisories it excuses from the release gate.
+	// GoLine its go entry (nil: upstream's go line stays), Waivers the
+	// advisories it excuses from the release gate.
 	Overrides []overrides.Entry
+	GoLine    *overrides.GoLine
 	Waivers   []overrides.Waiver
 	// SeriesHash covers the ordered patch files, the overlay and the
 	// carried libraries.
@@ -116,7 +118,7 @@ func (c Config) LoadInputs(up *pins.Upstream, seriesDir string) (*Inputs, error)
 		}
 		files = append(files, more...)
 	}
-	in := &Inputs{Series: series, Overrides: ov.Entries, Waivers: ov.Waivers}
+	in := &Inputs{Series: series, Overrides: ov.Entries, GoLine: ov.Go, Waivers: ov.Waivers}
 	if in.SeriesHash, err = c.hash(files); err != nil {
 		return nil, err
 	}
@@ -281,12 +283,13 @@ func (c Config) Build(ctx context.Context, up *pins.Upstream, pin pins.Pin, kind
 			if len(results) == 0 {
 				c.logf("  series %s is empty", pin.Series)
 			}
-			if len(in.Overrides) > 0 {
-				moved, err := c.applyOverrides(ctx, dir, in.Overrides)
+			if len(in.Overrides) > 0 || in.GoLine != nil {
+				res, err := c.applyOverrides(ctx, dir, overrides.Plan{Go: in.GoLine, Entries: in.Overrides})
 				if err != nil {
 					return fmt.Errorf("%s/%s: %w", pin.Series, overrides.FileName, err)
 				}
-				rec.Overrides = moved
+				rec.Overrides = res.lines
+				rec.GoLine = res.goLine
 			}
 		}
 		return provenance.Write(dir, rec)
@@ -308,12 +311,28 @@ func (c Config) Build(ctx context.Context, up *pins.Upstream, pin pins.Pin, kind
 	return Result{Dir: dest, Outcome: outcome, Record: rec}, nil
 }
 
+// appliedOverrides are the provenance lines of an overrides apply: every
+// requirement that moved and why, and the go line when the go entry
+// raised it.
+type appliedOverrides struct {
+	lines  []string
+	goLine string
+}
+
 // applyOverrides raises the tree's requirements (internal/pipeline/overrides)
-// and returns the provenance lines: every requirement that moved, and why.
-func (c Config) applyOverrides(ctx context.Context, dir string, entries []overrides.Entry) ([]string, error) {
-	res, err := overrides.Apply(ctx, dir, entries, overrides.Go{Bin: c.Download.Go, Env: c.Download.ModuleEnv})
+// and returns the provenance lines.
+func (c Config) applyOverrides(ctx context.Context, dir string, plan overrides.Plan) (appliedOverrides, error) {
+	res, err := overrides.Apply(ctx, dir, plan, overrides.Go{Bin: c.Download.Go, Env: c.Download.ModuleEnv})
 	if err != nil {
-		return nil, err
+		return appliedOverrides{}, err
+	}
+	var out appliedOverrides
+	if res.GoSuperseded != "" {
+		c.logf("  go %s: %s", plan.Go.Version, res.GoSuperseded)
+	}
+	if res.GoLine != nil {
+		out.goLine = res.GoLine.String()
+		c.logf("  go line %s", out.goLine)
 	}
 	for _, v := range res.Verdicts {
 		if v.Status == overrides.Superseded {
@@ -324,7 +343,6 @@ func (c Config) applyOverrides(ctx context.Context, dir string, entries []overri
 	for _, v := range res.Applied {
 		applied[v.Entry.Module] = v.Entry
 	}
-	var lines []string
 	for _, ch := range res.Changes {
 		// A module no entry names moved because an overridden version
 		// requires more of it (minimal version selection).
@@ -338,9 +356,9 @@ func (c Config) applyOverrides(ctx context.Context, dir string, entries []overri
 		}
 		line := fmt.Sprintf("%s %s => %s (%s)", ch.Module, from, ch.To, why)
 		c.logf("  override %s", line)
-		lines = append(lines, line)
+		out.lines = append(out.lines, line)
 	}
-	return lines, nil
+	return out, nil
 }
 
 func describe(r *patchset.Result) string {

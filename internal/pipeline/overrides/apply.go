@@ -86,6 +86,21 @@ type Change struct {
 	Module, From, To string
 }
 
+// GoLineChange is what a go entry did to the tree.
+type GoLineChange struct {
+	Entry GoLine
+	// From is upstream's go line.
+	From string
+	// Godebug is the godebug default the apply wrote (default=go1.25),
+	// or upstream's own, which it kept.
+	Godebug string
+}
+
+// String is the change as the provenance records it.
+func (c GoLineChange) String() string {
+	return fmt.Sprintf("%s => %s (godebug %s; %s)", c.From, c.Entry.Version, c.Godebug, c.Entry.Why)
+}
+
 // Result is what Apply did.
 type Result struct {
 	Verdicts []Verdict
@@ -94,29 +109,54 @@ type Result struct {
 	// Changes are every requirement that moved, the overridden modules
 	// and any the go command raised with them, sorted by module.
 	Changes []Change
+	// GoLine is set when the go entry raised the go line; GoSuperseded
+	// says why a go entry changed nothing (upstream's line is as new).
+	GoLine       *GoLineChange
+	GoSuperseded string
+}
+
+// Plan is what Apply applies: a series' overrides file.
+type Plan struct {
+	Go      *GoLine
+	Entries []Entry
 }
 
 // Apply raises the tree's requirements to the entries that are still
-// needed, with one `go get MODULE@VERSION...`. A superseded entry changes nothing
+// needed, with one `go get [go@V] MODULE@VERSION...`. A superseded entry changes nothing
 // (the rebase report says to drop it); a conflicting one, a go get that
-// fails, or one that would move the go or toolchain line is an error
-// naming the entry, and leaves the tree to be discarded by the caller.
-func Apply(ctx context.Context, dir string, entries []Entry, g Go) (*Result, error) {
+// fails, or one that moves the go line other than as the go entry says
+// (or the toolchain line at all) is an error naming the entry, and leaves
+// the tree to be discarded by the caller. When the go entry raises the go
+// line, Apply writes `godebug default=go<upstream's major.minor>` into
+// go.mod, so the binaries keep the GODEBUG defaults upstream's go line
+// gave them.
+func Apply(ctx context.Context, dir string, plan Plan, g Go) (*Result, error) {
 	goModPath := filepath.Join(dir, "go.mod")
 	before, err := os.ReadFile(goModPath)
 	if err != nil {
 		return nil, err
 	}
-	verdicts, err := Check(goModPath, before, entries)
+	verdicts, err := Check(goModPath, before, plan.Entries)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Verdicts: verdicts}
+	upstreamGo, err := goLineOf(goModPath, before)
+	if err != nil {
+		return nil, err
+	}
+	raise := plan.Go != nil && compareGo(upstreamGo, plan.Go.Version) < 0
+	if plan.Go != nil && !raise {
+		res.GoSuperseded = fmt.Sprintf("upstream's go line %s is at least %s: drop the go entry", upstreamGo, plan.Go.Version)
+	}
 	bin := g.Bin
 	if bin == "" {
 		bin = "go"
 	}
 	var args []string
+	if raise {
+		args = append(args, "go@"+plan.Go.Version)
+	}
 	env := os.Environ()
 	for _, v := range verdicts {
 		switch v.Status {
@@ -150,20 +190,83 @@ func Apply(ctx context.Context, dir string, entries []Entry, g Go) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	if res.Changes, err = diff(goModPath, before, after); err != nil {
+	want := upstreamGo
+	if raise {
+		want = plan.Go.Version
+	}
+	if res.Changes, err = diff(goModPath, before, after, want); err != nil {
 		return nil, err
+	}
+	if raise {
+		if res.GoLine, err = keepGodebug(goModPath, after, upstreamGo, *plan.Go); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
 
-// diff lists the requirements that moved and refuses a moved go or
-// toolchain line: the go line sets the binaries' GODEBUG defaults.
-func diff(name string, before, after []byte) ([]Change, error) {
-	b, err := modfile.ParseLax(name, before, nil)
+// keepGodebug writes `godebug default=go1.N` (N upstream's go line's
+// minor) into the go.mod at path, whose go line the go entry raised: the
+// go command then derives the binaries' default GODEBUG settings from
+// go1.N, not from the raised line. A godebug default upstream set itself
+// already decides them and is kept.
+func keepGodebug(path string, data []byte, upstreamGo string, entry GoLine) (*GoLineChange, error) {
+	f, err := modfile.Parse(path, data, nil)
 	if err != nil {
 		return nil, err
 	}
-	a, err := modfile.ParseLax(name, after, nil)
+	ch := &GoLineChange{Entry: entry, From: upstreamGo}
+	for _, d := range f.Godebug {
+		if d.Key == "default" {
+			ch.Godebug = "default=" + d.Value + " (upstream's)"
+			return ch, nil
+		}
+	}
+	major, minor, _ := strings.Cut(upstreamGo, ".")
+	minor, _, _ = strings.Cut(minor, ".")
+	value := "go" + major + "." + minor
+	if err := f.AddGodebug("default", value); err != nil {
+		return nil, fmt.Errorf("%s: godebug default=%s: %w", path, value, err)
+	}
+	out, err := f.Format()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		return nil, err
+	}
+	ch.Godebug = "default=" + value
+	return ch, nil
+}
+
+// goLineOf is the go line of a go.mod (1.0 when it has none, as the go
+// command reads it, though every pinned upstream states one).
+func goLineOf(name string, data []byte) (string, error) {
+	f, err := modfile.Parse(name, data, nil)
+	if err != nil {
+		return "", err
+	}
+	if f.Go == nil {
+		return "1.0", nil
+	}
+	return f.Go.Version, nil
+}
+
+// compareGo compares two go lines (1.25, 1.25.10) by release.
+func compareGo(a, b string) int {
+	return semver.Compare("v"+a, "v"+b)
+}
+
+// diff lists the requirements that moved and refuses a go line other than
+// want (upstream's, or the go entry's) and a moved toolchain line: the go
+// line is the series' decision, stated in its go entry, never a side
+// effect of a module's go.mod.
+func diff(name string, before, after []byte, want string) ([]Change, error) {
+	b, err := modfile.Parse(name, before, nil)
+	if err != nil {
+		return nil, err
+	}
+	a, err := modfile.Parse(name, after, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -179,8 +282,13 @@ func diff(name string, before, after []byte) ([]Change, error) {
 	}
 	bg, bt := line(b)
 	ag, at := line(a)
-	if bg != ag || bt != at {
-		return nil, fmt.Errorf("%s: the overrides moved the go line from %q to %q (toolchain %q to %q): a module needs a newer Go than upstream's go line, which would change the binaries' GODEBUG defaults; choose an older fixed version or waive the advisory", name, bg, ag, bt, at)
+	switch {
+	case bt != at:
+		return nil, fmt.Errorf("%s: the overrides moved the toolchain line from %q to %q: holdfast builds with its own toolchain and leaves upstream's line as it is", name, bt, at)
+	case ag != want && want == bg:
+		return nil, fmt.Errorf("%s: the overrides moved the go line from %q to %q: a module needs a newer Go than upstream's go line; raise it with a `go %s` entry (the apply step keeps upstream's GODEBUG defaults with a godebug line) or choose an older fixed version", name, bg, ag, ag)
+	case ag != want:
+		return nil, fmt.Errorf("%s: the overrides moved the go line from %q to %q, past the go entry's %q: a module needs a newer Go than the entry says; raise the go entry to %s", name, bg, ag, want, ag)
 	}
 	was := map[string]string{}
 	for _, r := range b.Require {

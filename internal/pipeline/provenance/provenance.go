@@ -45,6 +45,9 @@ type Record struct {
 	// Overrides are the requirements the series' overrides file moved,
 	// one "MODULE FROM => TO (why)" each (internal/pipeline/overrides).
 	Overrides []string
+	// GoLine is set when the overrides' go entry raised the go line:
+	// "FROM => TO (godebug default=go1.N; why)".
+	GoLine string
 	// TestsHash covers the carried regression tests (both kinds).
 	TestsHash string
 }
@@ -80,6 +83,7 @@ func (r Record) Marshal() []byte {
 	for _, o := range r.Overrides {
 		put("override", o)
 	}
+	put("go-line", r.GoLine)
 	put("tests-hash", r.TestsHash)
 	return b.Bytes()
 }
@@ -127,6 +131,8 @@ func Parse(data []byte) (Record, error) {
 			r.Carried = append(r.Carried, value)
 		case "override":
 			r.Overrides = append(r.Overrides, value)
+		case "go-line":
+			r.GoLine = value
 		case "tests-hash":
 			r.TestsHash = value
 		default:

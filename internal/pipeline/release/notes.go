@@ -25,6 +25,7 @@ type Shipped struct {
 	// (internal/pipeline/overrides), Waivers the advisories its overrides file
 	// excuses from the gate.
 	Overrides []overrides.Entry
+	GoLine    *overrides.GoLine
 	Waivers   []overrides.Waiver
 }
 
@@ -43,7 +44,7 @@ func LoadShipped(root string, f *pins.File) ([]Shipped, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", up.Name, pin.Version, err)
 		}
-		out = append(out, Shipped{Upstream: up, Pin: pin, Series: in.Series, SeriesHash: in.SeriesHash, Overrides: in.Overrides, Waivers: in.Waivers})
+		out = append(out, Shipped{Upstream: up, Pin: pin, Series: in.Series, SeriesHash: in.SeriesHash, Overrides: in.Overrides, GoLine: in.GoLine, Waivers: in.Waivers})
 	}
 	return out, nil
 }
@@ -112,13 +113,17 @@ func (n Notes) Markdown() []byte {
 	if overridden {
 		b.WriteString("\n## Dependency overrides\n\n")
 		b.WriteString("Requirements raised in the patched tree with the go command (checksum database consulted) " +
-			"to versions that fix the advisories named; the go line stays upstream's. " +
+			"to versions that fix the advisories named. Where a fixed version needs a newer go line, the series raises it " +
+			"and go.mod gets `godebug default=go<upstream's line>`, so the binaries keep upstream's GODEBUG defaults. " +
 			"\"Drop when\" is the upstream requirement from which a rebase removes the entry.\n")
 		for _, s := range n.Shipped {
 			if len(s.Overrides) == 0 {
 				continue
 			}
 			fmt.Fprintf(&b, "\n### %s %s\n\n", s.Upstream.Name, s.Pin.Version)
+			if s.GoLine != nil {
+				fmt.Fprintf(&b, "go line raised to %s, upstream's GODEBUG defaults kept: %s\n\n", s.GoLine.Version, cell(s.GoLine.Why))
+			}
 			b.WriteString("| module | version | fixes | drop when | why this version |\n|---|---|---|---|---|\n")
 			for _, e := range s.Overrides {
 				fmt.Fprintf(&b, "| `%s` | %s | %s | upstream requires >= %s | %s |\n", e.Module, e.Version,

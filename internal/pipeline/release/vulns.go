@@ -52,7 +52,8 @@ func ScanVulnerabilities(root, version string, shipped []Shipped, pristineBin st
 		if err != nil {
 			return "", err
 		}
-		return r.Markdown() + "\n" + table, nil
+		gate := vulnreport.GateMarkdown(r.Gate(func(m, id string) (string, bool) { return Waiver(shipped, m, id) }))
+		return r.Markdown() + "\n" + gate + "\n" + table, nil
 	}
 }
 

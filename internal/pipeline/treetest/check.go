@@ -47,6 +47,14 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 		Upstream: up.Name, Version: pin.Version, HoldfastVersion: patched.Record.HoldfastVersion,
 		SeriesHash: patched.Record.SeriesHash, Plan: plan, Pristine: NoTests, Patched: NoTests,
 	}
+	// The shipped binaries keep upstream's GODEBUG defaults, whatever go
+	// line the overrides raised.
+	godebug, differ, err := r.compareGODEBUG(ctx, patched.Dir, pristineTree.Dir, up.Build)
+	if err != nil {
+		return nil, err
+	}
+	res.GODEBUG = godebug
+	res.fail("patched", differ, nil)
 	res.Fixes, res.FeatureTests, res.Problems = Claims(in.Series, plan.RegressionTests, pipeline.TestsDir(up))
 	regression, features := res.regressionTests(), res.featureTests()
 	run, err := r.GoTest(ctx, patched.Dir, nil, plan.Patched())

@@ -32,25 +32,12 @@ func (r Runner) OverrideImporters(ctx context.Context, tree string, modules []st
 	if len(modules) == 0 {
 		return nil, nil
 	}
-	goBin, env := "go", r.Env
-	if r.Toolchain != "" {
-		g, err := build.ResolveGo(ctx, r.Toolchain)
-		if err != nil {
-			return nil, err
-		}
-		goBin, env = g.Bin, g.Env(envOrOS(env))
-	}
 	// The files GoTest compiles (CGO_ENABLED=0, as the build), so the
 	// imports are the ones those tests see.
-	env = append(envOrOS(env), "CGO_ENABLED=0")
-	cmd := exec.CommandContext(ctx, goBin, "list", "-e", "-f",
+	out, stderr, err := r.goList(ctx, tree, "-e", "-f",
 		`{{.Module.Path}} {{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...")
-	cmd.Dir, cmd.Env = tree, env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("listing the importers of %s in %s: go list: %v: %s", strings.Join(modules, ", "), tree, err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("listing the importers of %s in %s: go list: %v: %s", strings.Join(modules, ", "), tree, err, strings.TrimSpace(stderr))
 	}
 	set := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -93,4 +80,23 @@ func inAny(imp string, modules []string) bool {
 		}
 	}
 	return false
+}
+
+// goList runs `go list ARGS` in tree with the runner's Go (the toolchain
+// that builds the binaries, when set) and CGO_ENABLED=0, as the build.
+func (r Runner) goList(ctx context.Context, tree string, args ...string) ([]byte, string, error) {
+	goBin, env := "go", envOrOS(r.Env)
+	if r.Toolchain != "" {
+		g, err := build.ResolveGo(ctx, r.Toolchain)
+		if err != nil {
+			return nil, "", err
+		}
+		goBin, env = g.Bin, g.Env(env)
+	}
+	cmd := exec.CommandContext(ctx, goBin, append([]string{"list"}, args...)...)
+	cmd.Dir, cmd.Env = tree, append(env, "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	return out, stderr.String(), err
 }

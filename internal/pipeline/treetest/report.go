@@ -78,6 +78,9 @@ type Result struct {
 	// patched tree and fail on the pristine twin too: upstream's own
 	// failures, not the overrides', reported and not counted.
 	Preexisting []string `json:"preexisting,omitempty"`
+	// GODEBUG is each shipped main package's DefaultGODEBUG on both
+	// trees; a difference is a failure.
+	GODEBUG []GodebugResult `json:"godebug,omitempty"`
 	// PatchedTime and PristineTime are wall-clock go test times.
 	PatchedTime  Duration `json:"patchedSeconds"`
 	PristineTime Duration `json:"pristineSeconds"`
@@ -287,6 +290,9 @@ func WriteText(w io.Writer, results []*Result) error {
 		if len(r.Preexisting) > 0 {
 			fmt.Fprintf(w, "  fail on pristine too (upstream's, not the overrides'): %s\n", strings.Join(r.Preexisting, ", "))
 		}
+		for _, g := range r.GODEBUG {
+			fmt.Fprintf(w, "  DefaultGODEBUG %s: %s\n", g.Package, g.verdict())
+		}
 		for _, line := range r.fixLines() {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
@@ -328,6 +334,9 @@ func WriteMarkdown(w io.Writer, results []*Result) error {
 		}
 		if len(r.Preexisting) > 0 {
 			fmt.Fprintf(w, "- fail on pristine too (upstream's, not the overrides'): `%s`\n", strings.Join(r.Preexisting, ", "))
+		}
+		for _, g := range r.GODEBUG {
+			fmt.Fprintf(w, "- DefaultGODEBUG `%s`: %s\n", g.Package, g.verdict())
 		}
 		if lines := r.fixLines(); len(lines) > 0 {
 			fmt.Fprintf(&b, "\n")
