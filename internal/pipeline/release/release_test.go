@@ -373,6 +373,27 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 				}
 			})
 		}, "karmada-control-plane/rotation (pristine: pass, expected red-as-expected)"},
+		// A suite that wrote "pass" as its pristine row's expectation (the
+		// line making it RedAsExpected deleted, say) and a scenario that no
+		// longer shows the bug: the catalogue, not the row, says red.
+		{"e2e pristine row expecting to pass", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
+				for i, sc := range r.Suites[0].Scenarios {
+					if sc.Name == "ca-rotation-replaced" && sc.Binary == "pristine" {
+						r.Suites[0].Scenarios[i].Result, r.Suites[0].Scenarios[i].Expected = e2ereport.Pass, e2ereport.Pass
+					}
+				}
+			})
+		}, "karmada-control-plane/ca-rotation-replaced (pristine: pass, and the row expects pass where e2ereport.Catalog requires red-as-expected)"},
+		{"e2e control expecting red", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
+				for i, sc := range r.Suites[0].Scenarios {
+					if sc.Name == "repeated-restart" && sc.Binary == "pristine" {
+						r.Suites[0].Scenarios[i].Result, r.Suites[0].Scenarios[i].Expected = e2ereport.RedAsExpected, e2ereport.RedAsExpected
+					}
+				}
+			})
+		}, "karmada-control-plane/repeated-restart (pristine: red-as-expected, and the row expects red-as-expected where e2ereport.Catalog requires pass)"},
 		{"e2e suite missing", func(t *testing.T, o *Options) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = r.Suites[:2] })
 		}, "worker-own-credential"},
@@ -459,11 +480,8 @@ func writeE2E(t *testing.T, dir string, change func(*e2ereport.Report)) {
 	for _, suite := range e2ereport.Suites() {
 		s := e2ereport.Suite{Suite: suite}
 		for _, p := range e2ereport.Catalog[suite] {
-			for _, b := range p.Binaries {
-				sc := e2ereport.Scenario{Suite: suite, Name: p.Name, Binary: b, Result: e2ereport.Pass, Expected: e2ereport.Pass}
-				if b == "pristine" {
-					sc.Result, sc.Expected = e2ereport.RedAsExpected, e2ereport.RedAsExpected
-				}
+			for _, row := range p.Rows {
+				sc := e2ereport.Scenario{Suite: suite, Name: p.Name, Binary: row.Binary, Result: row.Expected, Expected: row.Expected}
 				s.Scenarios = append(s.Scenarios, sc)
 			}
 		}
