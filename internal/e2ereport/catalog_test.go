@@ -383,7 +383,7 @@ func TestTheCatalogueOwnsTheExpectation(t *testing.T) {
 		{"control passing", Scenario{Suite: "karmada-control-plane", Name: "repeated-restart", Binary: "pristine", Result: Pass, Expected: Pass}, true, ""},
 		{"control red, expecting it", Scenario{Suite: "karmada-control-plane", Name: "repeated-restart", Binary: "pristine", Result: RedAsExpected, Expected: RedAsExpected},
 			false, "red-as-expected, and the row expects red-as-expected where e2ereport.Catalog requires pass"},
-		{"opt-in row", Scenario{Suite: "karmada-control-plane", Name: "repeated-restart", Binary: "patched", Result: RedAsExpected, Expected: RedAsExpected}, false, "requires pass"},
+		{"opt-in row", Scenario{Suite: "karmada-control-plane", Name: "repeated-restart", Binary: "patched", Result: RedAsExpected, Expected: RedAsExpected}, false, "e2ereport.Catalog requires pass"},
 		{"a test's own suite", Scenario{Suite: "karmada-rotation", Name: "ca-rotation-replaced", Binary: "pristine", Result: Pass, Expected: Pass}, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -397,8 +397,17 @@ func TestTheCatalogueOwnsTheExpectation(t *testing.T) {
 			if unmet := r.Unmet(); (len(unmet) == 0) != tc.met {
 				t.Errorf("Unmet() = %+v", unmet)
 			}
-			if md := string(r.Markdown()); strings.Contains(md, "**NO**") == tc.met {
+			if md := string(r.Markdown()); strings.Contains(md, "**NO**") == tc.met ||
+				strings.Contains(md, "(the catalogue: ") != strings.Contains(tc.shortfall, "Catalog requires") {
 				t.Errorf("Markdown:\n%s", md)
+			}
+			// A row without a suite of its own is judged under its file's.
+			r.Suites[0].Scenarios[0].Suite = ""
+			if md := string(r.Markdown()); strings.Contains(md, "**NO**") == tc.met {
+				t.Errorf("Markdown of a row without its suite:\n%s", md)
+			}
+			if unmet := r.Unmet(); (len(unmet) == 0) != tc.met {
+				t.Errorf("Unmet() of a row without its suite = %+v", unmet)
 			}
 		})
 	}
