@@ -35,12 +35,8 @@ func testCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 	if replaced {
 		name = "ca-rotation-replaced"
 	}
-	expected := e2ereport.Pass
-	if b == karmadacp.Pristine {
-		expected = e2ereport.RedAsExpected
-	}
 	e := newEnv(t, b)
-	s := begin(t, name, string(b), expected, slices.Concat(standIns, []string{nodeStandIn})...)
+	s := begin(t, name, string(b), slices.Concat(standIns, []string{nodeStandIn})...)
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 	m := e.joinMember1(ctx, s)
@@ -154,12 +150,8 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 		name = "search-ca-rotation"
 	}
 	pristine := b == karmadacp.Pristine
-	expected := e2ereport.Pass
-	if pristine {
-		expected = e2ereport.RedAsExpected
-	}
 	e := newEnv(t, b, withSearch())
-	s := begin(t, name, string(b), expected, append(slices.Clone(standIns), searchStandIns...)...)
+	s := begin(t, name, string(b), append(slices.Clone(standIns), searchStandIns...)...)
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 	m := e.joinMember1(ctx, s)
@@ -243,12 +235,8 @@ func testMetricsCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 		name = "metrics-ca-rotation"
 	}
 	pristine := b == karmadacp.Pristine
-	expected := e2ereport.Pass
-	if pristine {
-		expected = e2ereport.RedAsExpected
-	}
 	e := newEnv(t, b, withMetricsAdapter(), withMemberMetrics())
-	s := begin(t, name, string(b), expected, append(slices.Clip(standIns), metricsStandIns...)...)
+	s := begin(t, name, string(b), append(slices.Clip(standIns), metricsStandIns...)...)
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 	pm, err := metricsclient.NewForConfig(e.cp.API.AdminConfig())

@@ -26,7 +26,7 @@ import (
 // (its own-credential guard, at its defaults, ignores member 401s).
 func testLateSecret(t *testing.T) {
 	e := newEnv(t, karmadacp.Patched)
-	s := begin(t, "late-secret", string(karmadacp.Patched), e2ereport.Pass, standIns...)
+	s := begin(t, "late-secret", string(karmadacp.Patched), standIns...)
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 

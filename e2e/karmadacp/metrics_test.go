@@ -46,12 +46,8 @@ var metricsStandIns = []string{
 // rotation, and of a Pod created on the member after rotation, revocation
 // and a SIGKILL restart of its kube-apiserver.
 func testMetrics(t *testing.T, b karmadacp.Build) {
-	expected := e2ereport.Pass
-	if b == karmadacp.Pristine {
-		expected = e2ereport.RedAsExpected
-	}
 	e := newEnv(t, b, withMetricsAdapter(), withMemberMetrics())
-	s := begin(t, "metrics", string(b), expected, append(slices.Clip(standIns), metricsStandIns...)...)
+	s := begin(t, "metrics", string(b), append(slices.Clip(standIns), metricsStandIns...)...)
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 	s.Timing("metrics-adapter-start", e.cp.StartTimes()[karmadacp.MetricsAdapter])

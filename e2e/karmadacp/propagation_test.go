@@ -67,12 +67,8 @@ const (
 
 // testPropagation is issue 14's scenario 1, propagation through rotation.
 func testPropagation(t *testing.T, b karmadacp.Build) {
-	expected := e2ereport.Pass
-	if b == karmadacp.Pristine {
-		expected = e2ereport.RedAsExpected
-	}
 	e := newEnv(t, b)
-	s := begin(t, "propagation", string(b), expected, standIns...)
+	s := begin(t, "propagation", string(b), standIns...)
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 

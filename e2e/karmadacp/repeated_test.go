@@ -102,7 +102,7 @@ func testRepeatedRestartControl(t *testing.T) {
 // a timing is not a test (see docs/e2e.md for what they show).
 func testRepeated(t *testing.T, scenario string, b karmadacp.Build, rounds []roundKind) {
 	e := newEnv(t, b, withControllerManagerFlags(defaultVerbosity, reflectorVerbosity))
-	s := begin(t, scenario, string(b), e2ereport.Pass, slices.Concat(standIns, []string{nodeStandIn})...)
+	s := begin(t, scenario, string(b), slices.Concat(standIns, []string{nodeStandIn})...)
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 	gap := defaultRoundGap

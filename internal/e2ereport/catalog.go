@@ -6,26 +6,35 @@ import (
 	"strings"
 )
 
-// Planned is a scenario a suite defines: its name and the builds it runs
-// against ("patched", "pristine").
-type Planned struct {
-	Name     string
-	Binaries []string
+// Row is one build a scenario runs against ("patched", "pristine") and
+// what that build must show there.
+type Row struct {
+	Binary   string
+	Expected Result
 }
 
-// Catalog is every scenario each suite defines, by suite. It is the one
-// list both ends use: Recorder.Begin fails a row whose suite, name and
-// binary are not here (so a suite cannot add or rename a scenario without
-// this list following), and the release gate and `e2e-report --strict`
-// require a row for every entry (so a partial run, E2E_RUN, or a scenario
-// that silently stopped running cannot pass for a whole one).
+// Planned is a scenario a suite defines: its name and its rows.
+type Planned struct {
+	Name string
+	Rows []Row
+}
+
+// Catalog is every scenario each suite defines, by suite, and what each
+// row must show. It is the one list both ends use: Recorder.Begin fails a
+// row whose suite, name and binary are not here (so a suite cannot add or
+// rename a scenario without this list following) and gives every row the
+// expected outcome listed here (a suite does not choose what its own rows
+// must show); the release gate and `e2e-report --strict` require a row for
+// every entry (so a partial run, E2E_RUN, or a scenario that silently
+// stopped running cannot pass for a whole one) and count a row whose
+// expected outcome is not the one listed here as unmet (Scenario.Met).
 var Catalog = map[string][]Planned{
 	"karmada-control-plane": {
 		{"propagation", both},
 		{"rotation", both},
 		{"late-secret", patchedOnly},
 		{"repeated-rotation", patchedOnly},
-		{"repeated-restart", pristineOnly},
+		{"repeated-restart", pristineControl},
 		{"two-members", both},
 		{"search", both},
 		{"metrics", both},
@@ -83,10 +92,20 @@ var Catalog = map[string][]Planned{
 	},
 }
 
+// The rows a scenario can have.
 var (
-	both         = []string{"patched", "pristine"}
-	patchedOnly  = []string{"patched"}
-	pristineOnly = []string{"pristine"}
+	// both: the patched build shows the fix and the pristine one the bug it
+	// fixes, which proves the scenario detects it.
+	both = []Row{{"patched", Pass}, {"pristine", RedAsExpected}}
+	// patchedOnly: a behaviour of the patched build alone (a new feature,
+	// the drop-in and rollback, an edge the pristine build has no part in).
+	patchedOnly = []Row{{"patched", Pass}}
+	// pristineOnly: the bug on the pristine build, where the patched build's
+	// side is another scenario of the suite.
+	pristineOnly = []Row{{"pristine", RedAsExpected}}
+	// pristineControl: upstream's own behaviour, which a patched row is
+	// compared with; the pristine build must pass it.
+	pristineControl = []Row{{"pristine", Pass}}
 )
 
 // setupPrefix starts the row a suite records when its environment could not
@@ -108,20 +127,28 @@ var OptIn = map[string][]Planned{
 // required or opt-in. Suites outside the catalogue (a test's own) are not
 // checked.
 func Catalogued(suite, name, binary string) bool {
-	planned, ok := Catalog[suite]
-	if !ok || strings.HasPrefix(name, setupPrefix) {
-		return true
-	}
-	for _, p := range append(append([]Planned(nil), planned...), OptIn[suite]...) {
-		if p.Name == name {
-			for _, b := range p.Binaries {
-				if b == binary {
-					return true
+	_, listed := Expectation(suite, name, binary)
+	_, ruled := Catalog[suite]
+	return listed || !ruled || strings.HasPrefix(name, setupPrefix)
+}
+
+// Expectation is what the catalogue requires the scenario's row for the
+// binary to show, required or opt-in; listed is false when the catalogue
+// has no such row.
+func Expectation(suite, name, binary string) (expected Result, listed bool) {
+	for _, list := range [][]Planned{Catalog[suite], OptIn[suite]} {
+		for _, p := range list {
+			if p.Name != name {
+				continue
+			}
+			for _, row := range p.Rows {
+				if row.Binary == binary {
+					return row.Expected, true
 				}
 			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // Suites are the catalogue's suites, sorted.
@@ -138,17 +165,15 @@ func Suites() []string {
 // report holds no row of, in catalogue order.
 func (r Report) Missing() []string {
 	have := map[string]bool{}
-	for _, s := range r.Suites {
-		for _, sc := range s.Scenarios {
-			have[s.Suite+"\x00"+sc.Name+"\x00"+sc.Binary] = true
-		}
+	for _, sc := range r.rows() {
+		have[sc.Suite+"\x00"+sc.Name+"\x00"+sc.Binary] = true
 	}
 	var missing []string
 	for _, suite := range Suites() {
 		for _, p := range Catalog[suite] {
-			for _, b := range p.Binaries {
-				if !have[suite+"\x00"+p.Name+"\x00"+b] {
-					missing = append(missing, fmt.Sprintf("%s/%s (%s)", suite, p.Name, b))
+			for _, row := range p.Rows {
+				if !have[suite+"\x00"+p.Name+"\x00"+row.Binary] {
+					missing = append(missing, fmt.Sprintf("%s/%s (%s)", suite, p.Name, row.Binary))
 				}
 			}
 		}

@@ -16,8 +16,9 @@
 // e2e-report command merges the per-suite files afterwards into one
 // Markdown table per suite plus a JSON document of the same content.
 //
-// A scenario's Result is what the binary showed and Expected what the suite
-// requires of it. A pristine binary is expected to be red ("red-as-expected"):
+// A scenario's Result is what the binary showed and Expected what Catalog
+// requires of it (the suites do not choose it; a row whose Expected is not
+// the catalogue's is unmet). A pristine binary is expected to be red ("red-as-expected"):
 // if it passes, the suite no longer reproduces the bug and proves nothing
 // about the patch, so that row counts as unmet like any failure. A control
 // row expects a pristine binary to pass: it measures upstream's own

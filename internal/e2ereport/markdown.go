@@ -38,12 +38,19 @@ func (r Report) Markdown() []byte {
 		b.WriteString("| Scenario | Binary | Result | Expected | As expected | Duration | Timings | Notes |\n")
 		b.WriteString("|---|---|---|---|---|---|---|---|\n")
 		for _, sc := range s.Scenarios {
+			if sc.Suite == "" {
+				sc.Suite = s.Suite
+			}
 			mark := "yes"
 			if !sc.Met() {
 				mark = "**NO**"
 			}
+			expected := string(sc.Expected)
+			if want, listed := Expectation(sc.Suite, sc.Name, sc.Binary); listed && want != sc.Expected {
+				expected += " (the catalogue: " + string(want) + ")"
+			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				cell(sc.Name), cell(sc.Binary), cell(string(sc.Result)), cell(string(sc.Expected)), mark,
+				cell(sc.Name), cell(sc.Binary), cell(string(sc.Result)), cell(expected), mark,
 				formatDuration(sc.Duration), timings(sc), notes(sc.Notes))
 		}
 	}

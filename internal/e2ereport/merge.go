@@ -45,14 +45,28 @@ func Merge(dir string) (Report, error) {
 	return r, nil
 }
 
-// Unmet returns the scenarios whose result is not the expected one.
+// Unmet returns the scenarios that did not show what is required of them
+// (Scenario.Met).
 func (r Report) Unmet() []Scenario {
+	var out []Scenario
+	for _, sc := range r.rows() {
+		if !sc.Met() {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// rows is every suite's scenarios, a row without a suite of its own given
+// its file's: the catalogue's rows are found, and judged, by suite.
+func (r Report) rows() []Scenario {
 	var out []Scenario
 	for _, s := range r.Suites {
 		for _, sc := range s.Scenarios {
-			if !sc.Met() {
-				out = append(out, sc)
+			if sc.Suite == "" {
+				sc.Suite = s.Suite
 			}
+			out = append(out, sc)
 		}
 	}
 	return out
@@ -103,13 +117,6 @@ func (r Report) JSON() ([]byte, error) {
 }
 
 func (r Report) counts() (total, met int) {
-	for _, s := range r.Suites {
-		for _, sc := range s.Scenarios {
-			total++
-			if sc.Met() {
-				met++
-			}
-		}
-	}
-	return total, met
+	rows := r.rows()
+	return len(rows), len(rows) - len(r.Unmet())
 }

@@ -24,15 +24,19 @@ type Run struct {
 	set    bool // Outcome was called
 	// implied: a test that ends without failing showed the expected outcome.
 	implied bool
-	// uncatalogued: the scenario is not in Catalog, so its row fails.
-	uncatalogued bool
+	// offCatalogue: the row disagrees with Catalog (it is not listed, or
+	// claims another expected outcome), so it fails.
+	offCatalogue bool
 }
 
-// Begin starts recording s (Name, Binary, Expected and any stand-in
-// Notes; Suite defaults to the recorder's) for t. When t ends, s is added
-// with its Result: Skipped if t was skipped; Fail if a check failed, or if
-// neither Outcome nor PassWithTest said what the scenario showed; else
-// the Outcome.
+// Begin starts recording s (Name, Binary and any stand-in Notes; Suite
+// defaults to the recorder's) for t. Expected is the catalogue's for the
+// row: a suite leaves it empty, and one that sets another fails the row,
+// as does a row the catalogue does not list. A row of a suite outside the
+// catalogue (a test's own) or a setup row expects what it says, or Pass
+// when it says nothing. When t ends, s is added with its Result:
+// Skipped if t was skipped; Fail if a check failed, or if neither Outcome
+// nor PassWithTest said what the scenario showed; else the Outcome.
 func (r *Recorder) Begin(t testing.TB, s Scenario) *Run {
 	if s.Timings == nil {
 		s.Timings = map[string]time.Duration{}
@@ -41,11 +45,22 @@ func (r *Recorder) Begin(t testing.TB, s Scenario) *Run {
 		s.Suite = r.suite
 	}
 	run := &Run{t: t, start: time.Now(), s: s}
-	if !Catalogued(s.Suite, s.Name, s.Binary) {
+	want, listed := Expectation(s.Suite, s.Name, s.Binary)
+	switch {
+	case !Catalogued(s.Suite, s.Name, s.Binary):
 		// The release requires the catalogue's rows by name: a row it does
 		// not know would be reported but never required.
-		run.uncatalogued = true
+		run.offCatalogue = true
 		run.s.Notes = append(run.s.Notes, fmt.Sprintf("scenario %q (%s) is not in e2ereport.Catalog for suite %s: add it there", s.Name, s.Binary, s.Suite))
+	case !listed:
+	case s.Expected == "":
+		run.s.Expected = want
+	case s.Expected != want:
+		run.offCatalogue = true
+		run.s.Notes = append(run.s.Notes, fmt.Sprintf("scenario %q (%s) expects %s; e2ereport.Catalog requires %s of it", s.Name, s.Binary, s.Expected, want))
+	}
+	if run.s.Expected == "" {
+		run.s.Expected = Pass
 	}
 	t.Cleanup(func() {
 		run.mu.Lock()
@@ -59,7 +74,7 @@ func (r *Recorder) Begin(t testing.TB, s Scenario) *Run {
 
 func (run *Run) result() Result {
 	switch {
-	case run.uncatalogued:
+	case run.offCatalogue:
 		return Fail
 	case run.t.Skipped():
 		return Skipped

@@ -63,7 +63,7 @@ func run(args []string) error {
 	unmet := rep.Unmet()
 	fmt.Printf("e2e report: %d suites, %d scenarios not as expected: %s\n", len(rep.Suites), len(unmet), mdPath)
 	for _, s := range unmet {
-		fmt.Printf("  %s / %s (%s): %s, expected %s\n", s.Suite, s.Name, s.Binary, s.Result, s.Expected)
+		fmt.Printf("  %s / %s (%s): %s\n", s.Suite, s.Name, s.Binary, s.Shortfall())
 	}
 	missing := rep.Missing()
 	if len(missing) > 0 {

@@ -365,14 +365,17 @@ func TestAssembleRefusesAndWritesNothing(t *testing.T) {
 			os.Remove(filepath.Join(o.Inputs.Reports, "e2e.json"))
 		}, "make e2e"},
 		{"e2e scenario not as expected", func(t *testing.T, o *Options) {
-			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) {
-				for i, sc := range r.Suites[0].Scenarios {
-					if sc.Name == "rotation" && sc.Binary == "pristine" {
-						r.Suites[0].Scenarios[i].Result = e2ereport.Pass
-					}
-				}
-			})
+			writeE2E(t, o.Inputs.Reports, setRow("rotation", "pristine", e2ereport.Pass, e2ereport.RedAsExpected))
 		}, "karmada-control-plane/rotation (pristine: pass, expected red-as-expected)"},
+		// A suite that wrote "pass" as its pristine row's expectation (the
+		// line making it RedAsExpected deleted, say) and a scenario that no
+		// longer shows the bug: the catalogue, not the row, says red.
+		{"e2e pristine row expecting to pass", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, setRow("ca-rotation-replaced", "pristine", e2ereport.Pass, e2ereport.Pass))
+		}, "karmada-control-plane/ca-rotation-replaced (pristine: pass, and the row expects pass where e2ereport.Catalog requires red-as-expected)"},
+		{"e2e control expecting red", func(t *testing.T, o *Options) {
+			writeE2E(t, o.Inputs.Reports, setRow("repeated-restart", "pristine", e2ereport.RedAsExpected, e2ereport.RedAsExpected))
+		}, "karmada-control-plane/repeated-restart (pristine: red-as-expected, and the row expects red-as-expected where e2ereport.Catalog requires pass)"},
 		{"e2e suite missing", func(t *testing.T, o *Options) {
 			writeE2E(t, o.Inputs.Reports, func(r *e2ereport.Report) { r.Suites = r.Suites[:2] })
 		}, "worker-own-credential"},
@@ -459,11 +462,8 @@ func writeE2E(t *testing.T, dir string, change func(*e2ereport.Report)) {
 	for _, suite := range e2ereport.Suites() {
 		s := e2ereport.Suite{Suite: suite}
 		for _, p := range e2ereport.Catalog[suite] {
-			for _, b := range p.Binaries {
-				sc := e2ereport.Scenario{Suite: suite, Name: p.Name, Binary: b, Result: e2ereport.Pass, Expected: e2ereport.Pass}
-				if b == "pristine" {
-					sc.Result, sc.Expected = e2ereport.RedAsExpected, e2ereport.RedAsExpected
-				}
+			for _, row := range p.Rows {
+				sc := e2ereport.Scenario{Suite: suite, Name: p.Name, Binary: row.Binary, Result: row.Expected, Expected: row.Expected}
 				s.Scenarios = append(s.Scenarios, sc)
 			}
 		}
@@ -476,6 +476,18 @@ func writeE2E(t *testing.T, dir string, change func(*e2ereport.Report)) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "e2e.json"), string(data))
+}
+
+// setRow gives the karmada-control-plane row of the scenario and binary
+// the result and expected outcome, for writeE2E.
+func setRow(name, binary string, result, expected e2ereport.Result) func(*e2ereport.Report) {
+	return func(r *e2ereport.Report) {
+		for i, sc := range r.Suites[0].Scenarios {
+			if sc.Name == name && sc.Binary == binary {
+				r.Suites[0].Scenarios[i].Result, r.Suites[0].Scenarios[i].Expected = result, expected
+			}
+		}
+	}
 }
 
 func rewriteReport(t *testing.T, o *Options, change func(*treetest.Result)) {

@@ -35,7 +35,8 @@ type Runner struct {
 // Run is the outcome of one `go test -json` invocation.
 type Run struct {
 	// Tests maps "package TestName" (top-level tests only) to pass. A
-	// skipped test did not fail, so it is true here and also in Skipped.
+	// skipped test did not fail, so it is true here and also in Skipped,
+	// as is a passing test whose subtests all skipped.
 	Tests   map[string]bool
 	Skipped map[string]bool
 	// Packages maps each package to whether it passed; a package that
@@ -163,6 +164,7 @@ func parse(r io.Reader) (*Run, error) {
 	// Output of a test is only kept once it is known to have failed.
 	pending := map[string][]string{}
 	failedBuild := map[string]bool{}
+	subtests := map[string]string{} // "package Test/sub" -> "pass" or "skip"
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
 	for sc.Scan() {
@@ -191,6 +193,8 @@ func parse(r io.Reader) (*Run, error) {
 				if ev.Action == "skip" {
 					run.Skipped[key] = true
 				}
+			} else {
+				subtests[key] = ev.Action
 			}
 			delete(pending, key)
 		case "fail":
@@ -206,6 +210,11 @@ func parse(r io.Reader) (*Run, error) {
 	if err := sc.Err(); err != nil {
 		return run, err
 	}
+	for key, ok := range run.Tests {
+		if ok && allSubtestsSkipped(subtests, key) {
+			run.Skipped[key] = true
+		}
+	}
 	for pkg, ok := range run.Packages {
 		if ok {
 			continue
@@ -218,6 +227,35 @@ func parse(r io.Reader) (*Run, error) {
 	}
 	sort.Strings(run.BuildFailed)
 	return run, nil
+}
+
+// allSubtestsSkipped reports whether the passing test key ("package
+// TestName") ran subtests (t.Run) and every one skipped: such a test
+// exercised nothing, though go test reports it as passed. A subtest that
+// passed counts as skipped only when it has subtests of its own, all
+// skipped. (A subtest whose name holds "/" reads as a deeper one; its
+// outcome is counted all the same.)
+func allSubtestsSkipped(subtests map[string]string, key string) bool {
+	ran := false
+	for sub, action := range subtests {
+		if !strings.HasPrefix(sub, key+"/") {
+			continue
+		}
+		ran = true
+		if action != "skip" && !hasSubtests(subtests, sub) {
+			return false
+		}
+	}
+	return ran
+}
+
+func hasSubtests(subtests map[string]string, key string) bool {
+	for sub := range subtests {
+		if strings.HasPrefix(sub, key+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Run) anyTestIn(pkg string) bool {

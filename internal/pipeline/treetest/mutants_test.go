@@ -254,3 +254,35 @@ func TestNewPlanTouchesGoPackagesOnly(t *testing.T) {
 		t.Errorf("plan:\n got %+v\nwant %+v", plan, want)
 	}
 }
+
+// TestStateCountsATestWhoseSubtestsAllSkippedAsSkipped: a regression test
+// written with t.Run whose subtests all skip is reported "pass" at its top
+// level by go test, and exercised nothing: SKIPPED (BROKEN for the set),
+// never GREEN. One subtest that ran makes it GREEN; a passing subtest
+// whose own subtests all skipped counts as skipped.
+func TestStateCountsATestWhoseSubtestsAllSkippedAsSkipped(t *testing.T) {
+	stream := events(
+		"m/util TestAllSkip/a skip", "m/util TestAllSkip/b skip", "m/util TestAllSkip pass",
+		"m/util TestOneRan/a skip", "m/util TestOneRan/b pass", "m/util TestOneRan pass",
+		"m/util TestNested/a/x skip", "m/util TestNested/a pass", "m/util TestNested/b skip", "m/util TestNested pass",
+		"m/util TestNestedRan/a/x pass", "m/util TestNestedRan/a pass", "m/util TestNestedRan pass",
+		"m/util TestAllSkipA pass",
+		"m/util TestPlain pass",
+		"m/util - pass")
+	run, err := parse(strings.NewReader(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]State{
+		"TestAllSkip": Skipped, "TestOneRan": Green, "TestNested": Skipped, "TestNestedRan": Green,
+		// A test whose name starts with another's is not its subtest.
+		"TestAllSkipA": Green, "TestPlain": Green,
+	} {
+		if got := run.State(name); got != want {
+			t.Errorf("State(%s) = %s, want %s", name, got, want)
+		}
+	}
+	if state, why := regressionState(run, []string{"TestAllSkip", "TestPlain"}); state != Broken || !strings.Contains(strings.Join(why, " "), "skipped") {
+		t.Errorf("regressionState = %s %q, want BROKEN for a skipped test", state, why)
+	}
+}
