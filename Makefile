@@ -43,6 +43,10 @@ vet: ## Run go vet on every package, e2e- and scale-tagged test files included.
 	$(GO) vet -tags e2e $(E2E_PKGS) ./internal/pipeline/charts/
 	$(GO) vet -tags scale ./e2e/scale/
 
+.PHONY: docs
+docs: ## Rewrite the generated sections of docs/ (adopting.md's build, compatibility.md's artifacts) from pins.txt and patches/*/*/overrides; make unit fails when they are stale.
+	$(GO) run ./docs/gen
+
 .PHONY: lint-workflows
 lint-workflows: ## actionlint (rhysd/actionlint, built once into .cache/tools) on .github/workflows/.
 	@actionlint="$$($(HOLDFAST) tools path actionlint)"; \

@@ -90,6 +90,13 @@ func releaseSigning(ctx context.Context, e *env, version string, source build.So
 	}
 	s.Cosign = cosign
 	sig := &release.Signing{Signer: s}
+	if !keyless {
+		// Assemble refuses a key-signed release whose public key the
+		// commit does not hold (release.PublishedKeyPath).
+		if sig.PublishedKey, err = release.CommittedPublicKey(ctx, e.root); err != nil {
+			return nil, err
+		}
+	}
 	if preflight {
 		return sig, nil
 	}

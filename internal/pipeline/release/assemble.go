@@ -100,6 +100,9 @@ func Assemble(ctx context.Context, o Options) (string, error) {
 		if err := o.Signing.Signer.Validate(); err != nil {
 			return "", refuse("%v", err)
 		}
+		if err := checkPublishedKey(o.Signing); err != nil {
+			return "", err
+		}
 	}
 	if o.Vulnerabilities == nil {
 		return "", refuse("no vulnerability scan configured")

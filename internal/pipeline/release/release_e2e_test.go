@@ -55,6 +55,9 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 	f.opts.Signing = &Signing{
 		Signer:    &signing.Signer{Cosign: cosign, Key: key, Identity: imagebuild.DefaultRegistry, Env: env},
 		PublicKey: pubKey,
+		// As if committed at PublishedKeyPath: Assemble refuses a key the
+		// repository does not publish.
+		PublishedKey: pubKey,
 		Build: slsa.Build{Release: f.opts.Version, Repository: "https://github.com/holdfast-dist/holdfast", Commit: commit,
 			GoVersion: "go1.26.8", Platforms: []string{"linux/amd64", "linux/arm64"}, Builder: slsa.Builder{ID: slsa.LocalBuilderID}},
 	}

@@ -37,6 +37,11 @@ type Signing struct {
 	Signer *signing.Signer
 	// PublicKey is the public key to ship as cosign.pub (key mode).
 	PublicKey []byte
+	// PublishedKey is the public key committed at PublishedKeyPath in the
+	// holdfast commit being released (CommittedPublicKey), nil if none.
+	// Users verify a key-signed release against it, so Assemble refuses a
+	// key-signed release unless it is PublicKey.
+	PublishedKey []byte
 	// Build is the provenance's build description; Assemble fills in the
 	// upstreams from Shipped.
 	Build slsa.Build
