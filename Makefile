@@ -325,7 +325,9 @@ release: ## Release the default pins, signed: make release VERSION=vX.Y.Z SIGNIN
 
 .PHONY: rebase
 rebase: ## Try the series on another upstream tag: make rebase UPSTREAM=karmada VERSION=vX.Y.Z [UPDATE_PINS=1].
-	@[ -n "$(UPSTREAM)" ] && [ -n "$(VERSION)" ] || { echo "usage: make rebase UPSTREAM=karmada VERSION=vX.Y.Z [UPDATE_PINS=1]"; exit 2; }
+	@for v in UPSTREAM=$(UPSTREAM) VERSION=$(VERSION); do \
+	  [ -n "$${v#*=}" ] || { echo "make rebase: $${v%%=*} is not set; usage: make rebase UPSTREAM=karmada VERSION=vX.Y.Z [UPDATE_PINS=1]" >&2; exit 2; }; \
+	done
 	$(HOLDFAST) rebase --upstream $(UPSTREAM) --version $(VERSION) $(if $(UPDATE_PINS),--update-pins)
 
 .PHONY: watch

@@ -23,7 +23,7 @@ func runCharts(ctx context.Context, e *env, args []string) error {
 	case "push":
 		return runChartsPush(ctx, e, args[1:])
 	default:
-		return fmt.Errorf("%w: unknown charts command %q (want build or push)", errUsage, args[0])
+		return unknownSub("charts", args[0], "build", "push")
 	}
 }
 

@@ -30,7 +30,7 @@ func runImages(ctx context.Context, e *env, args []string) error {
 	case "push":
 		return runImagesPush(ctx, e, args[1:])
 	}
-	return fmt.Errorf("%w: unknown images command %q: want build or push", errUsage, args[0])
+	return unknownSub("images", args[0], "build", "push")
 }
 
 // buildImages is imagebuild.Build, replaced in tests that check what the

@@ -10,7 +10,7 @@
 //	holdfast pins list   [--upstream NAME] [--json]
 //	holdfast fetch   --upstream NAME [--version V]
 //	holdfast apply   --upstream NAME [--version V | --all] [--out DIR] [--patched-only]
-//	holdfast build   --upstream NAME [--version V | --all] [--bin DIR] [--pristine] [--only BIN,...]
+//	holdfast build   --upstream NAME [--version V | --all] [--bin DIR] [--pristine [--toolchain GO]] [--only BIN,...]
 //	holdfast test    --upstream NAME [--version V | --all] [--reports DIR]
 //	holdfast rebase  --upstream NAME --version V [--series DIR] [--update-pins]
 //	holdfast watch   [--upstream NAME] [--pre-releases] [--out DIR]
@@ -18,13 +18,14 @@
 //	holdfast charts  push --registry R [--plain-http] [--out DIR] [--helm PATH]
 //	holdfast images  build [--upstream NAME [--version V]] [--platforms LIST] [--only BIN,...] [--registry R] [--out DIR] [--bin DIR] [--trees DIR]
 //	holdfast images  push --registry R [--upstream NAME [--version V]] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
-//	holdfast release --version V [--out DIR]
+//	holdfast release --version V [--out DIR] [--sign-key KEY | --keyless | --unsigned] [--tlog-upload] [--identity R] [--pristine-bin DIR] [--preflight]
 //	holdfast vulns   [--out DIR] [--bin DIR [--upstream NAME [--version V]] [--pristine [--pristine-bin DIR]] | [--main-version MODULE@V,...] BINARY...]
 //	holdfast tools   key | path NAME
 //	holdfast version | --version
 //	holdfast help [COMMAND [SUBCOMMAND]]   (or holdfast COMMAND --help)
 //
-// Every command takes --root (the repository, default "."). Results (what
+// Every command takes --root (the repository, default "."), after the
+// verb or before it. Results (what
 // was built and where, reports, refs, summary lines) go to stdout, so a
 // script can read them; steps, go command lines and, while a long go build
 // or go test runs, a heartbeat line every 30 seconds go to stderr. Help
@@ -65,6 +66,7 @@ const usage = `usage:
                    [--out DIR] [--patched-only]
   holdfast build   --upstream NAME [--version V | --all] apply, then build the binaries with provenance
                    [--bin DIR] [--pristine] [--only BIN,...] (into _output/bin/NAME-VERSION[-pristine])
+                   [--toolchain GO]                      (with --pristine: the Go to build upstream with)
   holdfast test    --upstream NAME [--version V | --all] apply, then run the tests; RED/GREEN report
                    [--reports DIR]                       (Markdown and JSON under _output/reports)
   holdfast rebase  --upstream NAME --version V           try the series on another upstream version
@@ -84,7 +86,10 @@ const usage = `usage:
   holdfast images  push --registry R [--upstream NAME]   push them (index + SBOM) to R/BINARY:VERSION
                    [--version V] [--only BIN,...] [--out DIR] [--insecure | --plain-http]
   holdfast release --version V [--out DIR]               assemble _output/release/V from the built artifacts
-                                                         (refuses a dirty tree or a failing report)
+                   [--sign-key KEY | --keyless]          (refuses a dirty tree or a failing report);
+                   [--unsigned] [--tlog-upload]          --preflight: only the checks that need no artifact;
+                   [--identity REGISTRY/NS]              --pristine-bin: twins for the notes' side-by-side table
+                   [--pristine-bin DIR] [--preflight]
   holdfast vulns   [--out DIR] [--bin DIR]               scan the default pins' binaries (in _output/bin) with govulncheck,
                    [--upstream NAME [--version V]]       or one pin's, or the BINARY files, offline against the pinned
                    [--pristine [--pristine-bin DIR]]     vulndb snapshot; report in DIR/vulnerabilities (default
@@ -129,6 +134,8 @@ var commands = []command{
 type env struct {
 	stdout, stderr io.Writer
 	root           string
+	// rootDefault is --root given before the verb, else ".".
+	rootDefault string
 }
 
 func main() {
@@ -139,6 +146,12 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// --root may come before the verb too; the verb's own --root wins.
+	root, args, err := leadingRoot(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "holdfast: %v\n", err)
+		return 2
+	}
 	switch {
 	case len(args) == 0:
 		fmt.Fprint(stderr, usage)
@@ -148,7 +161,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case args[0] == "help":
 		if !known(args[1]) {
-			fmt.Fprintf(stderr, "holdfast help: unknown command %q (commands: %s)\n", args[1], strings.Join(commandNames(), ", "))
+			fmt.Fprintf(stderr, "holdfast help: unknown command %q (%s)\n", args[1], suggest(args[1], commandNames(), "commands: "))
 			return 2
 		}
 		return run(ctx, append(args[1:len(args):len(args)], "--help"), stdout, stderr)
@@ -163,7 +176,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, &env{stdout: stdout, stderr: stderr}, args[1:])
+		err := c.run(ctx, &env{stdout: stdout, stderr: stderr, rootDefault: root}, args[1:])
 		switch {
 		case err == nil:
 			return 0
@@ -177,7 +190,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(stderr, "holdfast: unknown command %q\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "holdfast: unknown command %q (%s)\n%s", args[0], suggest(args[0], commandNames(), "commands: "), usage)
 	return 2
 }
 
@@ -232,7 +245,11 @@ func (e *env) flags(name string) *flagSet {
 	// stderr; help that was asked for is printed by parse, on stdout.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.StringVar(&e.root, "root", ".", "holdfast repository root")
+	def := e.rootDefault
+	if def == "" {
+		def = "."
+	}
+	fs.StringVar(&e.root, "root", def, "holdfast repository root")
 	return &flagSet{FlagSet: fs, help: e.stdout}
 }
 
@@ -284,3 +301,74 @@ func (e *env) config(out string) pipeline.Config {
 // local database. A variable rather than a flag or an environment variable,
 // so that nothing a user sets can change it.
 var checksumDB string
+
+// leadingRoot takes a --root DIR (or -root, --root=DIR) placed before the
+// verb off args.
+func leadingRoot(args []string) (root string, rest []string, err error) {
+	if len(args) == 0 {
+		return "", args, nil
+	}
+	name, value, hasValue := strings.Cut(args[0], "=")
+	if name != "--root" && name != "-root" {
+		return "", args, nil
+	}
+	if hasValue {
+		rest = args[1:]
+	} else if len(args) > 1 {
+		value, rest = args[1], args[2:]
+	}
+	if value == "" {
+		return "", nil, errors.New("--root needs a folder: holdfast --root DIR COMMAND ...")
+	}
+	return value, rest, nil
+}
+
+// unknownSub is the usage error for a sub-verb of verb that is none of subs.
+func unknownSub(verb, got string, subs ...string) error {
+	return fmt.Errorf("%w: unknown %s command %q (%s)", errUsage, verb, got, suggest(got, subs, "want "))
+}
+
+// suggest names the candidate nearest to got when it is a likely typo (at
+// most a third of its letters off, at least one), else lists them all after
+// prefix.
+func suggest(got string, candidates []string, prefix string) string {
+	best, bestD := "", -1
+	for _, c := range candidates {
+		if d := editDistance(got, c); bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD >= 0 && bestD <= max(1, len(best)/3) {
+		return fmt.Sprintf("did you mean %q?", best)
+	}
+	if prefix == "want " {
+		return prefix + strings.Join(candidates, " or ")
+	}
+	return prefix + strings.Join(candidates, ", ")
+}
+
+// editDistance is the Damerau-Levenshtein distance (optimal string
+// alignment) between a and b: a swap of two neighbours ("rebsae") costs one.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

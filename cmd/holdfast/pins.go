@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // pinEntry is one pin as `pins list --json` prints it: the fields a CI
@@ -23,8 +24,11 @@ func runPins(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "list" {
 		return runPinsList(e, args[1:])
 	}
-	if len(args) == 0 || args[0] != "verify" {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return fmt.Errorf("%w: want `pins verify` or `pins list`", errUsage)
+	}
+	if args[0] != "verify" {
+		return unknownSub("pins", args[0], "verify", "list")
 	}
 	fs := e.flags("pins verify")
 	only := fs.String("upstream", "", "verify only this upstream")
@@ -39,7 +43,7 @@ func runPins(ctx context.Context, e *env, args []string) error {
 	var failed []error
 	checked := 0
 	for _, up := range f.Upstreams {
-		if *only != "" && up.Name != *only {
+		if *only != "" && !up.Named(*only) {
 			continue
 		}
 		for _, pin := range up.Pins {
@@ -83,7 +87,7 @@ func runPinsList(e *env, args []string) error {
 	}
 	list := []pinEntry{}
 	for _, up := range f.Upstreams {
-		if *only != "" && up.Name != *only {
+		if *only != "" && !up.Named(*only) {
 			continue
 		}
 		for _, p := range up.Pins {

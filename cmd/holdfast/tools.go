@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
@@ -12,8 +13,11 @@ import (
 // (once; later calls find it) and prints its path, so that the Makefile and
 // CI use the very binaries and key the tests do.
 func runTools(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || (args[0] != "key" && args[0] != "path") {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return fmt.Errorf("%w: want `tools key` or `tools path NAME`", errUsage)
+	}
+	if args[0] != "key" && args[0] != "path" {
+		return unknownSub("tools", args[0], "key", "path")
 	}
 	sub := args[0]
 	fs := e.flags("tools " + sub)
@@ -45,7 +49,7 @@ func runTools(ctx context.Context, e *env, args []string) error {
 	}
 	t, ok := toolcache.Lookup(name)
 	if !ok {
-		return fmt.Errorf("%w: unknown tool %q (tools: %s)", errUsage, name, toolNames())
+		return fmt.Errorf("%w: unknown tool %q (%s)", errUsage, name, suggest(name, strings.Split(toolNames(), ", "), "tools: "))
 	}
 	path, err := toolcache.Ensure(ctx, root, t)
 	if err != nil {

@@ -126,7 +126,7 @@ func Load(path string) (*File, error) {
 // Upstream returns the upstream called name.
 func (f *File) Upstream(name string) (*Upstream, error) {
 	for _, u := range f.Upstreams {
-		if u.Name == name {
+		if u.Named(name) {
 			return u, nil
 		}
 	}
@@ -167,4 +167,11 @@ func (u *Upstream) versions() string {
 // upstream tag it was built from and holdfast's release on top of it.
 func (p Pin) VersionString() string {
 	return fmt.Sprintf("%s-holdfast.%d", p.Version, p.Revision)
+}
+
+// Named reports whether name names u: its name, or that name with hyphens
+// ("worker-operator", as the chart, the image and the docs spell the
+// upstream pins.txt calls workeroperator).
+func (u *Upstream) Named(name string) bool {
+	return name == u.Name || strings.ReplaceAll(name, "-", "") == u.Name
 }

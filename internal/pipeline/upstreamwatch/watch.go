@@ -75,7 +75,7 @@ func Run(ctx context.Context, c pipeline.Config, f *pins.File, o Options) (*Repo
 	var errs []error
 	found := false
 	for _, up := range f.Upstreams {
-		if o.Only != "" && up.Name != o.Only {
+		if o.Only != "" && !up.Named(o.Only) {
 			continue
 		}
 		found = true
