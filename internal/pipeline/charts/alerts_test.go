@@ -172,8 +172,8 @@ func hubfollowMetrics(t *testing.T) []string {
 		}
 		return true
 	})
-	if len(names) != 4 {
-		t.Fatalf("found metric constants %q in %s, want hubfollow's four", names, path)
+	if len(names) != 5 {
+		t.Fatalf("found metric constants %q in %s, want hubfollow's five", names, path)
 	}
 	return names
 }
