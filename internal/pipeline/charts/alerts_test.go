@@ -40,9 +40,9 @@ type prometheusRule struct {
 			Rules []struct {
 				Alert       string            `json:"alert"`
 				Expr        string            `json:"expr"`
-				For         string            `json:"for"`
-				Labels      map[string]string `json:"labels"`
-				Annotations map[string]string `json:"annotations"`
+				For         string            `json:"for,omitempty"`
+				Labels      map[string]string `json:"labels,omitempty"`
+				Annotations map[string]string `json:"annotations,omitempty"`
 			} `json:"rules"`
 		} `json:"groups"`
 	} `json:"spec"`
