@@ -44,7 +44,7 @@ func TestTools(t *testing.T) {
 		want string
 	}{
 		{[]string{"tools"}, "want `tools key` or `tools path NAME`"},
-		{[]string{"tools", "path"}, "`tools path` needs a tool name (etcd, kube-apiserver, helm, actionlint, govulncheck, vulndb-indexdb, cosign, controller-gen, gremlins)"},
+		{[]string{"tools", "path"}, "`tools path` needs a tool name (etcd, kube-apiserver, helm, actionlint, govulncheck, vulndb-indexdb, cosign, controller-gen, gremlins, promtool)"},
 		{[]string{"tools", "path", "nope"}, `unknown tool "nope"`},
 		{[]string{"tools", "key", "extra"}, `unexpected argument "extra"`},
 	} {

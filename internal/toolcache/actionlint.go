@@ -24,7 +24,7 @@ require github.com/rhysd/actionlint ` + actionlintVersion + `
 
 // Tools are the tools of this package a command can name (`holdfast tools
 // path NAME`) and that the CI cache key covers.
-var Tools = []Tool{Etcd, KubeAPIServer, Helm, Actionlint, Govulncheck, VulnDBIndex, Cosign, ControllerGen, Gremlins}
+var Tools = []Tool{Etcd, KubeAPIServer, Helm, Actionlint, Govulncheck, VulnDBIndex, Cosign, ControllerGen, Gremlins, Promtool}
 
 // Lookup returns the tool called name.
 func Lookup(name string) (Tool, bool) {

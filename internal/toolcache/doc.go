@@ -2,7 +2,7 @@
 // chart tests, `make lint-workflows`, `make mutate` and `holdfast vulns` run
 // (etcd, kube-apiserver with the node's kubelet, kube-controller-manager,
 // kube-scheduler and kube-proxy from the same build, helm, actionlint, govulncheck, the vulndb indexer,
-// gremlins, and whatever else a suite adds) from their Go modules, once,
+// gremlins, promtool, and whatever else a suite adds) from their Go modules, once,
 // and caches the binaries by version under
 // <repository>/.cache/tools/<name>-<version>.
 //

@@ -60,7 +60,9 @@
 // metrics (kubeslice_worker_hub_switches_total,
 // kubeslice_worker_hub_probe_errors_total{hub,reason},
 // kubeslice_worker_hub_credential_accepted{hub},
-// kubeslice_worker_hub_active{hub}). Imports are limited to what every pinned
+// kubeslice_worker_hub_active{hub}, kubeslice_worker_hub_claim_state{state}:
+// no_claim is what every worker whose hubs run a released KubeSlice
+// controller sees, and then it can never switch). Imports are limited to what every pinned
 // upstream already depends on, because this package is copied into the
 // worker-operator tree. Operator documentation: docs/hub-failover.md.
 package hubfollow

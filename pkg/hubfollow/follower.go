@@ -56,6 +56,9 @@ type Follower struct {
 	// lastSeen is each hub's last observation, so a state is logged when it
 	// changes rather than every poll.
 	lastSeen map[string]string
+	// lastClaimState is the previous round's claimState* value, logged when
+	// it changes.
+	lastClaimState string
 }
 
 // Start decides which hub the worker connects to, before any hub client is
@@ -117,8 +120,8 @@ func start(ctx context.Context, cfg Config, opts Options, newProber func(Connect
 		return Connection{}, nil, fmt.Errorf("hubfollow: resolving the active hub: %w", err)
 	}
 	conn, e := f.resolver.startup(results)
-	f.record(results, e)
 	f.connected = conn
+	f.record(results, e)
 	m.setActive(conn.Name)
 	kv := []interface{}{"hub", conn.String(), "why", e.why}
 	if e.winner != nil {
@@ -215,6 +218,18 @@ func (f *Follower) probeAll(ctx context.Context) []ProbeResult {
 
 // record counts each hub's answer and logs a hub's state when it changes.
 func (f *Follower) record(results []ProbeResult, e election) {
+	state := roundClaimState(results, e)
+	f.metrics.setClaimState(state)
+	if state != f.lastClaimState {
+		f.lastClaimState = state
+		if state == claimStateNoClaim {
+			// Said once, not per hub: this is the state of every worker
+			// whose hubs run a released KubeSlice controller, and the one
+			// an operator must not mistake for "failover is covered".
+			f.log.Info("No hub publishes status.activeController on this worker's Cluster: the worker stays on its hub and cannot follow a failover until the KubeSlice controller publishes it",
+				"hub", f.connected.String())
+		}
+	}
 	rejected := map[string]string{}
 	for _, r := range e.rejected {
 		f.metrics.observeRejection(r.publisher)
@@ -243,4 +258,21 @@ func (f *Follower) record(results []ProbeResult, e election) {
 			f.log.Info("Hub answered", "hub", r.Hub, "answer", seen)
 		}
 	}
+}
+
+// roundClaimState is what one round found in status.activeController, as
+// the state label of kubeslice_worker_hub_claim_state.
+func roundClaimState(results []ProbeResult, e election) string {
+	switch {
+	case e.winner != nil:
+		return claimStateClaim
+	case len(e.rejected) > 0:
+		return claimStateRejected
+	}
+	for _, r := range results {
+		if r.Kind == ProbeNoClaim {
+			return claimStateNoClaim
+		}
+	}
+	return claimStateNoAnswer
 }

@@ -13,7 +13,30 @@ const (
 	metricProbeErrors        = "kubeslice_worker_hub_probe_errors_total"
 	metricCredentialAccepted = "kubeslice_worker_hub_credential_accepted"
 	metricActive             = "kubeslice_worker_hub_active"
+	metricClaimState         = "kubeslice_worker_hub_claim_state"
 )
+
+// The states of metricClaimState: what the last round of reads of both hubs
+// found in status.activeController.
+const (
+	// claimStateClaim: a hub published a usable claim.
+	claimStateClaim = "claim"
+	// claimStateNoClaim: at least one hub answered and none published
+	// anything. Every hub running a released KubeSlice controller looks
+	// like this (kubeslice/apis v0.5.0's Cluster has no
+	// status.activeController), and then the worker can never switch.
+	claimStateNoClaim = "no_claim"
+	// claimStateRejected: the only claims published named an endpoint
+	// outside the configured pair.
+	claimStateRejected = "rejected"
+	// claimStateNoAnswer: no hub answered usably (unreachable, timeout,
+	// credential rejected, no Cluster, malformed).
+	claimStateNoAnswer = "no_answer"
+)
+
+var claimStates = []string{claimStateClaim, claimStateNoClaim, claimStateRejected, claimStateNoAnswer}
+
+const claimStateHelp = "1 for what the last round of reads of both hubs found in status.activeController (claim, no_claim: no hub publishes one, rejected: only claims outside the configured hubs, no_answer), 0 for the other states."
 
 // reasonRejectedEndpoint is the probe-error reason for a claim naming an
 // endpoint outside the configured pair; the other reasons are ProbeKind names.
@@ -37,6 +60,7 @@ type metrics struct {
 	probeErrors        *prometheus.CounterVec
 	credentialAccepted *prometheus.GaugeVec
 	active             *prometheus.GaugeVec
+	claimState         *prometheus.GaugeVec
 }
 
 // newMetrics creates the follower's metrics and registers them on reg (the
@@ -62,6 +86,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "1 for the hub this worker process connected to, 0 for the other.",
 		}, []string{"hub"}),
 	}
+	m.claimState = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: metricClaimState,
+		Help: claimStateHelp,
+	}, []string{"state"})
+	for _, s := range claimStates {
+		m.claimState.WithLabelValues(s)
+	}
 	for _, hub := range []string{PrimaryName, SecondaryName} {
 		for _, reason := range probeErrorReasons {
 			m.probeErrors.WithLabelValues(hub, reason)
@@ -81,6 +112,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.active, err = register(reg, m.active); err != nil {
+		return nil, err
+	}
+	if m.claimState, err = register(reg, m.claimState); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -127,5 +161,16 @@ func (m *metrics) setActive(hub string) {
 			v = 1
 		}
 		m.active.WithLabelValues(h).Set(v)
+	}
+}
+
+// setClaimState sets state's series to 1 and the others to 0.
+func (m *metrics) setClaimState(state string) {
+	for _, s := range claimStates {
+		v := 0.0
+		if s == state {
+			v = 1
+		}
+		m.claimState.WithLabelValues(s).Set(v)
 	}
 }

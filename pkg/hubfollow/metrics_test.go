@@ -32,7 +32,7 @@ func TestMetricsPassPromlint(t *testing.T) {
 	for _, mf := range mfs {
 		names = append(names, mf.GetName())
 	}
-	want := []string{metricActive, metricCredentialAccepted, metricProbeErrors, metricSwitches}
+	want := []string{metricActive, metricClaimState, metricCredentialAccepted, metricProbeErrors, metricSwitches}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Errorf("registered %v, want %v", names, want)
 	}

@@ -39,6 +39,7 @@ func TestWorkerOperatorPrometheusRule(t *testing.T) {
 		"KubeSliceWorkerStandbyCredentialRejected": `kubeslice_worker_hub_credential_accepted{hub="secondary"} == 0`,
 		"KubeSliceWorkerHubUnreachable":            `sum by (hub) (increase(kubeslice_worker_hub_probe_errors_total{reason=~"unreachable|timeout"}[30m])) > 100`,
 		"KubeSliceWorkerHubClaimRejected":          `increase(kubeslice_worker_hub_probe_errors_total{reason="rejected_endpoint"}[1h]) > 0`,
+		"KubeSliceWorkerNoHubPublishesClaim":       `kubeslice_worker_hub_claim_state{state="no_claim"} == 1`,
 	}
 	if got := r.alerts(); !maps.Equal(got, want) {
 		t.Errorf("alerts\n  %q\nwant docs/hub-failover.md's\n  %q", got, want)

@@ -109,7 +109,7 @@ func TestInstallIntoKubeAPIServer(t *testing.T) {
 		// Turning failover following on later is a values change.
 		notes = helm(t, "upgrade", "worker", f.operator.Path, "--namespace", workerNamespace, "--values", f.path(workerHA))
 		for _, want := range []string{
-			"Hub failover following is ON",
+			"Hub failover following is CONFIGURED",
 			"VERIFY IT NOW",
 			"get secret hub-secondary-token",
 			"HUB_B=https://hub-b.example.com:6443",
