@@ -16,24 +16,38 @@ import (
 )
 
 // stallWithFIFO swaps the volume's ..data to a directory whose ca.crt is a
-// FIFO: opening it blocks until a writer comes, as a read of a stalled
-// mount does. It returns the FIFO's path.
+// FIFO (see stallDataWithFIFO). It returns the FIFO's path.
 func (v *secretVolume) stallWithFIFO(t *testing.T) string {
 	t.Helper()
-	n := v.gen.Add(1)
-	data := fmt.Sprintf("..2026_12_04_%02d", n)
-	if err := os.Mkdir(filepath.Join(v.dir, data), 0o755); err != nil {
+	return stallDataWithFIFO(t, v.dir, fmt.Sprintf("..2026_12_04_%02d", v.gen.Add(1)), "ca.crt")
+}
+
+// stall swaps the volume's ..data to a directory whose file name is a FIFO
+// (see stallDataWithFIFO). It returns the FIFO's path.
+func (v *kubeconfigVolume) stall(t *testing.T, name string) string {
+	t.Helper()
+	v.gen++
+	return stallDataWithFIFO(t, v.dir, fmt.Sprintf("..2026_12_05_%02d", v.gen), name)
+}
+
+// stallDataWithFIFO swaps the ..data of the kubelet volume in dir to a new
+// directory data whose only file, name, is a FIFO: opening it blocks until
+// a writer comes, as a read of a stalled mount does. It returns the FIFO's
+// path.
+func stallDataWithFIFO(t *testing.T, dir, data, name string) string {
+	t.Helper()
+	if err := os.Mkdir(filepath.Join(dir, data), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fifo := filepath.Join(v.dir, data, "ca.crt")
+	fifo := filepath.Join(dir, data, name)
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tmp := filepath.Join(v.dir, "..data_tmp")
+	tmp := filepath.Join(dir, "..data_tmp")
 	if err := os.Symlink(data, tmp); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(tmp, filepath.Join(v.dir, "..data")); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
 		t.Fatal(err)
 	}
 	// Readers the test leaves blocked get EOF when it ends.

@@ -458,12 +458,18 @@ func (k *KubeconfigCredential) startForcedRead(sent *kubeconfigSnapshot) (*crede
 }
 
 // afterCAFailure answers caTrust when a handshake failed verification
-// against failed: the CA current after reading the files at once.
-func (k *KubeconfigCredential) afterCAFailure(_ context.Context, failed *caSnapshot) *caSnapshot {
+// against failed: the CA current after reading the files at once, waited
+// for as afterRejection waits and never past ctx (the dial's, bounded by
+// its handshake timeout); failed when no such read completed in time, as
+// SecretTokenSource.caAfterFailure answers, so that the dial returns its
+// verification error as upstream's does.
+func (k *KubeconfigCredential) afterCAFailure(ctx context.Context, failed *caSnapshot) *caSnapshot {
 	if cur := k.trust.current.Load(); cur != failed {
 		return cur
 	}
-	_, _ = k.afterRejection(context.Background(), k.current.Load())
+	if _, err := k.afterRejection(ctx, k.current.Load()); err != nil {
+		return failed
+	}
 	return k.trust.current.Load()
 }
 
