@@ -258,28 +258,12 @@ func (t *caTrust) wrap(rt http.RoundTripper, host string) *http.Transport {
 	if t.last.base == base && t.last.host == host {
 		return t.last.clone
 	}
-	clone := base.Clone()
-	// Clone copies the HTTP/2 upgrade bound to base's connection pool, where
-	// connections verified by the frozen bundle live; configure HTTP/2 anew
-	// so that the clone pools only its own connections.
-	h2 := base.TLSNextProto["h2"] != nil
-	clone.TLSNextProto = nil
-	if h2 {
-		clone = utilnet.SetTransportDefaults(clone)
-	} else if base.TLSNextProto != nil {
-		clone.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
-	}
-	dial := base.DialContext
-	if dial == nil {
-		// client-go's default (transport.tlsTransportCache.get).
-		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	}
-	dialer := connrotation.NewDialerWithTracker(dial, t.tracker)
-	clone.DialContext = dialer.DialContext
+	clone := repooled(base.Clone(), base, t.tracker)
+	dial := clone.DialContext // tracked
 
 	direct := clone.TLSClientConfig.Clone()
 	clone.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		return t.dialTLS(ctx, dialer.DialContext, direct, clone.TLSHandshakeTimeout, network, addr)
+		return t.dialTLS(ctx, dial, direct, clone.TLSHandshakeTimeout, network, addr)
 	}
 	proxied := clone.TLSClientConfig
 	proxied.RootCAs = nil
@@ -401,4 +385,27 @@ func bundleMayCure(err error) bool {
 	var verr *tls.CertificateVerificationError
 	var herr x509.HostnameError
 	return errors.As(err, &verr) && !errors.As(err, &herr)
+}
+
+// repooled makes clone (a Clone of base) pool only its own connections and
+// dial them through tracker, keeping everything else client-go set up.
+// Clone copies the HTTP/2 upgrade bound to base's connection pool, where
+// connections verified by a frozen CA or made with a frozen client
+// certificate live; HTTP/2 is configured anew so that the clone pools only
+// its own connections.
+func repooled(clone, base *http.Transport, tracker *connrotation.ConnectionTracker) *http.Transport {
+	h2 := base.TLSNextProto["h2"] != nil
+	clone.TLSNextProto = nil
+	if h2 {
+		clone = utilnet.SetTransportDefaults(clone)
+	} else if base.TLSNextProto != nil {
+		clone.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	}
+	dial := base.DialContext
+	if dial == nil {
+		// client-go's default (transport.tlsTransportCache.get).
+		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
+	clone.DialContext = connrotation.NewDialerWithTracker(dial, tracker).DialContext
+	return clone
 }

@@ -43,13 +43,7 @@ func stallDataWithFIFO(t *testing.T, dir, data, name string) string {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tmp := filepath.Join(dir, "..data_tmp")
-	if err := os.Symlink(data, tmp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
-		t.Fatal(err)
-	}
+	swapData(t, dir, data)
 	// Readers the test leaves blocked get EOF when it ends.
 	t.Cleanup(func() {
 		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {

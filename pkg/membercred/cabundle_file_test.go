@@ -46,11 +46,19 @@ func (v *secretVolume) write(t *testing.T, caBundle []byte) {
 	if err := os.WriteFile(filepath.Join(v.dir, data, "ca.crt"), caBundle, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tmp := filepath.Join(v.dir, "..data_tmp")
+	swapData(t, v.dir, data)
+}
+
+// swapData points the ..data symlink of the volume in dir at data as the
+// kubelet does: a new symlink beside the old one, renamed over it, so that a
+// reader sees the old folder or the new one, never a mix.
+func swapData(t testing.TB, dir, data string) {
+	t.Helper()
+	tmp := filepath.Join(dir, "..data_tmp")
 	if err := os.Symlink(data, tmp); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(tmp, filepath.Join(v.dir, "..data")); err != nil {
+	if err := os.Rename(tmp, filepath.Join(dir, "..data")); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -141,6 +141,14 @@ func newTLSMember(t testing.TB, cert tls.Certificate, http2 bool) *tlsMember {
 // empty) and answering with handler (a 200 "ok" when nil).
 func newTLSMemberOn(t testing.TB, addr string, handler http.Handler, cert tls.Certificate, http2 bool) *tlsMember {
 	t.Helper()
+	return startTLSMember(t, addr, handler, cert, http2, nil)
+}
+
+// startTLSMember is newTLSMemberOn whose server, with clientCAs set,
+// verifies a client certificate against them when the client sends one, as
+// a kube-apiserver with --client-ca-file does.
+func startTLSMember(t testing.TB, addr string, handler http.Handler, cert tls.Certificate, http2 bool, clientCAs *x509.CertPool) *tlsMember {
+	t.Helper()
 	m := &tlsMember{}
 	m.cert.Store(&cert)
 	if handler == nil {
@@ -174,7 +182,11 @@ func newTLSMemberOn(t testing.TB, addr string, handler http.Handler, cert tls.Ce
 	// GetConfigForClient, not GetCertificate: httptest fills Certificates,
 	// which crypto/tls prefers for a client that sends no SNI (an IP).
 	m.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
-		return &tls.Config{Certificates: []tls.Certificate{*m.cert.Load()}, NextProtos: protos}, nil
+		cfg := &tls.Config{Certificates: []tls.Certificate{*m.cert.Load()}, NextProtos: protos}
+		if clientCAs != nil {
+			cfg.ClientAuth, cfg.ClientCAs = tls.VerifyClientCertIfGiven, clientCAs
+		}
+		return cfg, nil
 	}}
 	m.StartTLS()
 	t.Cleanup(m.Close)
@@ -276,38 +288,43 @@ func fetchOK(c *http.Client, url string) error {
 func discardLogger() logr.Logger { return funcr.New(func(string, string) {}, funcr.Options{}) }
 
 // tunnelProxy is an HTTP CONNECT proxy, what a Cluster's spec.proxyURL
-// points at. (replay_chain_hostonly_test.go has a recording one, but
-// host-only tests are not carried into upstream trees.)
+// points at. (replay_chain_hostonly_test.go has a recording one; host-only
+// tests are not carried into upstream trees, so it uses this file's
+// tunnelConnect, not the other way round.)
 func tunnelProxy(t testing.TB) *httptest.Server {
 	t.Helper()
-	p := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodConnect {
-			http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
-			return
-		}
-		upstream, err := net.Dial("tcp", r.Host)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		down, buf, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			upstream.Close()
-			return
-		}
-		_, _ = io.WriteString(down, "HTTP/1.1 200 Connection established\r\n\r\n")
-		go func() {
-			_, _ = io.Copy(upstream, buf)
-			_ = upstream.(*net.TCPConn).CloseWrite()
-		}()
-		go func() {
-			_, _ = io.Copy(down, upstream)
-			down.Close()
-			upstream.Close()
-		}()
-	}))
+	p := httptest.NewUnstartedServer(http.HandlerFunc(tunnelConnect))
 	p.Config.ErrorLog = log.New(io.Discard, "", 0)
 	p.Start()
 	t.Cleanup(p.Close)
 	return p
+}
+
+// tunnelConnect answers an HTTP CONNECT as a proxy does: it dials r.Host
+// and copies bytes both ways until either side closes.
+func tunnelConnect(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodConnect {
+		http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
+		return
+	}
+	upstream, err := net.Dial("tcp", r.Host)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	down, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		upstream.Close()
+		return
+	}
+	_, _ = io.WriteString(down, "HTTP/1.1 200 Connection established\r\n\r\n")
+	go func() {
+		_, _ = io.Copy(upstream, buf) // what the client sent after the CONNECT, then the rest
+		_ = upstream.(*net.TCPConn).CloseWrite()
+	}()
+	go func() {
+		_, _ = io.Copy(down, upstream)
+		down.Close()
+		upstream.Close()
+	}()
 }

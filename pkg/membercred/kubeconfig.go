@@ -482,6 +482,12 @@ func (k *KubeconfigCredential) notePersisted401() {
 	}
 }
 
+// noteRecovered records a request replayed after a 401 and accepted.
+func (k *KubeconfigCredential) noteRecovered() {
+	k.metrics.recovered(k.name)
+	k.noteAccepted()
+}
+
 func (k *KubeconfigCredential) noteAccepted() {
 	if k.persisted401.Load() == 0 {
 		return

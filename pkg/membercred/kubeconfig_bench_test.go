@@ -72,24 +72,6 @@ func BenchmarkKubeconfigHandshake(b *testing.B) {
 		name string
 		cfg  *rest.Config
 	}{{"a=clientcmd-static", static}, {"b=kubeconfig-credential", followedCfg}} {
-		b.Run(v.name, func(b *testing.B) {
-			rt, err := rest.TransportFor(v.cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			c := &http.Client{Transport: rt}
-			base := innermostTransport(b, rt)
-			before := api.accepted.Load()
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := fetchOK(c, api.URL); err != nil {
-					b.Fatal(err)
-				}
-				base.CloseIdleConnections()
-			}
-			if got := api.accepted.Load() - before; got < int64(b.N) {
-				b.Fatalf("%d connections for %d requests: not every iteration handshook", got, b.N)
-			}
-		})
+		b.Run(v.name, func(b *testing.B) { benchNewConnections(b, v.cfg, api.URL, &api.accepted) })
 	}
 }

@@ -10,16 +10,12 @@ import (
 	"encoding/pem"
 	"fmt"
 	"io"
-	"log"
 	"math/big"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,17 +24,14 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
-// kubeAPI is an API server for the kubeconfig tests: TLS with a serving
-// certificate that can be replaced, accepting the bearer tokens and the
-// client certificates (by common name, issued by its client CA) it is told
-// to and answering 401 otherwise. It records what authenticated each
-// request and counts connections.
+// kubeAPI is an API server for the kubeconfig tests: a tlsMember (its
+// serving certificate can be replaced; it counts connections) accepting the
+// bearer tokens and the client certificates (by common name, issued by its
+// client CA) it is told to and answering 401 otherwise. It records what
+// authenticated each request.
 type kubeAPI struct {
-	*httptest.Server
-	serving  atomic.Pointer[tls.Certificate]
+	*tlsMember
 	clientCA *testCA
-	accepted atomic.Int64
-	closed   atomic.Int64
 
 	mu     sync.Mutex
 	tokens map[string]bool
@@ -49,31 +42,11 @@ type kubeAPI struct {
 func newKubeAPI(t testing.TB, serving tls.Certificate, clientCA *testCA) *kubeAPI {
 	t.Helper()
 	a := &kubeAPI{clientCA: clientCA, tokens: map[string]bool{}, cns: map[string]bool{}}
-	a.serving.Store(&serving)
-	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(a.serve))
-	a.Config.ErrorLog = log.New(io.Discard, "", 0)
-	a.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		switch s {
-		case http.StateNew:
-			a.accepted.Add(1)
-		case http.StateClosed:
-			a.closed.Add(1)
-		}
-	}
-	pool := x509.NewCertPool()
+	pool := x509.NewCertPool() // empty without a client CA: a certificate sent is refused
 	if clientCA != nil {
 		pool.AddCert(clientCA.cert)
 	}
-	a.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
-		return &tls.Config{
-			Certificates: []tls.Certificate{*a.serving.Load()},
-			ClientAuth:   tls.VerifyClientCertIfGiven,
-			ClientCAs:    pool,
-			NextProtos:   []string{"http/1.1"},
-		}, nil
-	}}
-	a.StartTLS()
-	t.Cleanup(a.Close)
+	a.tlsMember = startTLSMember(t, "", http.HandlerFunc(a.serve), serving, false, pool)
 	return a
 }
 
@@ -117,12 +90,6 @@ func (a *kubeAPI) requests() []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return append([]string(nil), a.seen...)
-}
-
-// restartWith serves cert from now on and drops every connection.
-func (a *kubeAPI) restartWith(cert tls.Certificate) {
-	a.serving.Store(&cert)
-	a.CloseClientConnections()
 }
 
 // client issues a client certificate and key, PEM, for cn.
@@ -223,13 +190,7 @@ func (v *kubeconfigVolume) publish(t testing.TB, files map[string][]byte) {
 			}
 		}
 	}
-	tmp := filepath.Join(v.dir, "..data_tmp")
-	if err := os.Symlink(data, tmp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, filepath.Join(v.dir, "..data")); err != nil {
-		t.Fatal(err)
-	}
+	swapData(t, v.dir, data)
 }
 
 // followed builds a client config from the kubeconfig at path as a patched

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"time"
 
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/client-go/transport"
-	"k8s.io/client-go/util/connrotation"
 )
 
 // WrapTransport puts the kubeconfig's current bearer token on every request
@@ -72,22 +70,7 @@ func (rt *kubeconfigRoundTripper) onUnauthorized(req *http.Request, sent *kubeco
 		k.notePersisted401()
 		return resp, nil
 	}
-	replay, ok := replayable(req, rt.next)
-	if !ok {
-		return resp, nil // the next request carries the fresh credential
-	}
-	discard(resp)
-	resp, err = rt.next.RoundTrip(fresh.authorize(replay))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode == http.StatusUnauthorized {
-		k.notePersisted401()
-		return resp, nil
-	}
-	k.metrics.recovered(k.name)
-	k.noteAccepted()
-	return resp, nil
+	return replayWithFresh(rt.next, req, resp, fresh.header, k)
 }
 
 func (rt *kubeconfigRoundTripper) CancelRequest(req *http.Request) { tryCancelRequest(rt.next, req) }
@@ -156,25 +139,4 @@ func (k *KubeconfigCredential) clientCertificate(*tls.CertificateRequestInfo) (*
 		return c, nil
 	}
 	return &tls.Certificate{}, nil // none: crypto/tls sends no certificate
-}
-
-// repooled makes clone (a Clone of base) pool only its own connections and
-// dial them through tracker. It is what caTrust.wrap does to its copy
-// besides verification; kept apart here so that the CA bundle code, which
-// the member Secret path shares, is not touched for a case it does not
-// have.
-func repooled(clone, base *http.Transport, tracker *connrotation.ConnectionTracker) *http.Transport {
-	h2 := base.TLSNextProto["h2"] != nil
-	clone.TLSNextProto = nil
-	if h2 {
-		clone = utilnet.SetTransportDefaults(clone)
-	} else if base.TLSNextProto != nil {
-		clone.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
-	}
-	dial := base.DialContext
-	if dial == nil {
-		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	}
-	clone.DialContext = connrotation.NewDialerWithTracker(dial, tracker).DialContext
-	return clone
 }

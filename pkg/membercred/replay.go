@@ -168,6 +168,40 @@ func classifyChain(rt http.RoundTripper) chainKind {
 	return chainHidden
 }
 
+// unauthorizedOutcome is told how a replay after a 401 ended: both
+// credentials (the member token, the kubeconfig's) count and log it alike.
+type unauthorizedOutcome interface {
+	notePersisted401() // the replay got a 401 again
+	noteRecovered()    // the replay got any other answer
+}
+
+// replayWithFresh ends a 401's handling once a re-read gave a credential
+// other than the rejected one: req, when replayable, is sent once more to
+// next with header as its Authorization (none when header is empty: a
+// client certificate authenticates) and its answer returned in place of
+// resp; otherwise resp is returned as it came, and the next request carries
+// the fresh credential.
+func replayWithFresh(next http.RoundTripper, req *http.Request, resp *http.Response, header string, o unauthorizedOutcome) (*http.Response, error) {
+	replay, ok := replayable(req, next)
+	if !ok {
+		return resp, nil
+	}
+	discard(resp)
+	if header != "" {
+		replay = withAuthorization(replay, header)
+	}
+	resp, err := next.RoundTrip(replay)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode == http.StatusUnauthorized {
+		o.notePersisted401()
+		return resp, nil
+	}
+	o.noteRecovered()
+	return resp, nil
+}
+
 // discard drains a little of resp's body and closes it, before a replay
 // takes its place.
 func discard(resp *http.Response) {

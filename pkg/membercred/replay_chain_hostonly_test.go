@@ -124,33 +124,12 @@ func newConnectProxy(t *testing.T) *connectProxy {
 }
 
 func (p *connectProxy) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodConnect {
-		http.Error(w, "CONNECT only", http.StatusMethodNotAllowed)
-		return
+	if r.Method == http.MethodConnect {
+		p.mu.Lock()
+		p.headers = append(p.headers, r.Header.Clone())
+		p.mu.Unlock()
 	}
-	p.mu.Lock()
-	p.headers = append(p.headers, r.Header.Clone())
-	p.mu.Unlock()
-	upstream, err := net.Dial("tcp", r.Host)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	down, buf, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		upstream.Close()
-		return
-	}
-	_, _ = io.WriteString(down, "HTTP/1.1 200 Connection established\r\n\r\n")
-	go func() {
-		_, _ = io.Copy(upstream, buf) // what the client sent after the CONNECT, then the rest
-		upstream.(*net.TCPConn).CloseWrite()
-	}()
-	go func() {
-		_, _ = io.Copy(down, upstream)
-		down.Close()
-		upstream.Close()
-	}()
+	tunnelConnect(w, r)
 }
 
 func (p *connectProxy) connectHeaders() []http.Header {

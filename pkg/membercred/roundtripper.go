@@ -99,22 +99,7 @@ func (rt *memberTokenRoundTripper) onUnauthorized(req *http.Request, sent *cache
 		s.notePersisted401() // the Secret itself holds the rejected token
 		return resp, nil
 	}
-	replay, ok := replayable(req, rt.next)
-	if !ok {
-		return resp, nil // the next request carries the fresh token
-	}
-	discard(resp)
-	resp, err = rt.next.RoundTrip(withAuthorization(replay, fresh.header))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode == http.StatusUnauthorized {
-		s.notePersisted401()
-		return resp, nil
-	}
-	s.metrics.memberRecovered(s.cluster)
-	s.noteAccepted()
-	return resp, nil
+	return replayWithFresh(rt.next, req, resp, fresh.header, s)
 }
 
 // singleUseTransport reports whether rt is, or visibly wraps, one of

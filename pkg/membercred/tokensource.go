@@ -528,6 +528,12 @@ func (s *SecretTokenSource) notePersisted401() {
 
 // noteAccepted ends a run of persisted 401s, logging once if there was one.
 // It costs one atomic load in the common case.
+// noteRecovered records a request replayed after a 401 and accepted.
+func (s *SecretTokenSource) noteRecovered() {
+	s.metrics.memberRecovered(s.cluster)
+	s.noteAccepted()
+}
+
 func (s *SecretTokenSource) noteAccepted() {
 	if s.persisted401.Load() == 0 {
 		return
