@@ -5,6 +5,7 @@ package treetest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -284,5 +285,97 @@ func TestStateCountsATestWhoseSubtestsAllSkippedAsSkipped(t *testing.T) {
 	}
 	if state, why := regressionState(run, []string{"TestAllSkip", "TestPlain"}); state != Broken || !strings.Contains(strings.Join(why, " "), "skipped") {
 		t.Errorf("regressionState = %s %q, want BROKEN for a skipped test", state, why)
+	}
+}
+
+// TestFailedOfNamesTheRedTests: the failure line of a RED patched run names
+// the tests that failed, not the ones that passed.
+func TestFailedOfNamesTheRedTests(t *testing.T) {
+	run, err := parse(strings.NewReader(events("m/util TestA fail", "m/util TestB pass", "m/util - fail")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := failedOf(run, []string{"TestA", "TestB"}); !reflect.DeepEqual(got, []string{"TestA"}) {
+		t.Errorf("failedOf = %q, want [TestA]", got)
+	}
+}
+
+// TestSilentFailuresLeaveOutExplainedFailures: a package failed by a test,
+// or one that did not build, has its reason already listed; only a package
+// failed with neither is a silent failure.
+func TestSilentFailuresLeaveOutExplainedFailures(t *testing.T) {
+	run, err := parse(strings.NewReader(events("m/a TestX fail", "m/a - fail", "m/b - build-fail", "m/c TestY pass", "m/c - fail")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := silentFailures(run); !reflect.DeepEqual(got, []string{"m/c"}) {
+		t.Errorf("silentFailures = %q, want [m/c] (failed tests %q, build failed %q)", got, run.FailedTests(nil), run.BuildFailed)
+	}
+}
+
+// TestDiscountPristineRunsNothingForFailuresOutsideTheImporters: failures
+// in packages that are not override importers are kept as they are, with
+// no go test on the pristine tree (the runner here has no go command, so
+// any run would be an error).
+func TestDiscountPristineRunsNothingForFailuresOutsideTheImporters(t *testing.T) {
+	r := Runner{Env: []string{"PATH=" + t.TempDir()}}
+	failed, build := []string{"example.com/up/pkg/other TestX"}, []string{"example.com/up/pkg/broken"}
+	keep, keepBuild, pre, err := r.discountPristine(context.Background(), t.TempDir(), "example.com/up", []string{"./pkg/a"}, failed, build)
+	if err != nil {
+		t.Fatalf("discountPristine ran something: %v", err)
+	}
+	if !reflect.DeepEqual(keep, failed) || !reflect.DeepEqual(keepBuild, build) || pre != nil {
+		t.Errorf("kept %q and %q, preexisting %q; want every failure kept", keep, keepBuild, pre)
+	}
+}
+
+// TestAllSubtestsSkippedReadsPastOtherTests: the subtests of other tests
+// (in whatever order the map gives them) do not end the look at this
+// test's own. Repeated, as each range over a map starts at a random place.
+func TestAllSubtestsSkippedReadsPastOtherTests(t *testing.T) {
+	subtests := map[string]string{"m TestMine/a": "skip"}
+	for i := range 30 {
+		subtests[fmt.Sprintf("m TestOther%d/a", i)] = "pass"
+	}
+	for range 50 {
+		if !allSubtestsSkipped(subtests, "m TestMine") {
+			t.Fatal("allSubtestsSkipped(TestMine) = false, want true: its only subtest skipped")
+		}
+	}
+}
+
+// TestOverriddenModulesSkipsBlankLines: a blank provenance line names no
+// module (and is no reason to panic).
+func TestOverriddenModulesSkipsBlankLines(t *testing.T) {
+	got := overriddenModules([]string{"", "golang.org/x/net v0.1.0 => v0.2.0 (CVE)", "  "})
+	if !reflect.DeepEqual(got, []string{"golang.org/x/net"}) {
+		t.Errorf("overriddenModules = %q, want [golang.org/x/net]", got)
+	}
+}
+
+// TestWriteTextListsImportersAndPreexistingOnlyWhenThere: the text report
+// names the override importers and pristine's own failures when there are
+// some, and prints no empty line for them when not.
+func TestWriteTextListsImportersAndPreexistingOnlyWhenThere(t *testing.T) {
+	with := reportResult("v1.0.0", nil, nil)
+	with.Plan.OverrideImporters = []string{"./pkg/a"}
+	with.Preexisting = []string{"m/pkg/a TestOld"}
+	var b bytes.Buffer
+	if err := WriteText(&b, []*Result{with}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  importers of overridden modules (tested on patched): ./pkg/a\n", "  fail on pristine too (upstream's, not the overrides'): m/pkg/a TestOld\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("WriteText with importers and preexisting failures lacks %q:\n%s", want, b.String())
+		}
+	}
+	b.Reset()
+	if err := WriteText(&b, []*Result{reportResult("v1.0.0", nil, nil)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, unwanted := range []string{"importers of overridden modules", "fail on pristine too"} {
+		if strings.Contains(b.String(), unwanted) {
+			t.Errorf("WriteText without any prints %q:\n%s", unwanted, b.String())
+		}
 	}
 }
