@@ -175,8 +175,8 @@ func renderBuild(ctx context.Context, root string) (string, error) {
 	b.WriteString("in the patched tree (checksum database consulted) to fix a reachable advisory; an advisory\n")
 	b.WriteString("no override can fix is waived, with its reason. Both are per upstream minor, in\n")
 	b.WriteString("`patches/<upstream>/<minor>/overrides` ([format](pipeline.md#dependency-overrides)).\n\n")
-	b.WriteString("| pin | holdfast version | upstream's go line | compiled with | client-go | overrides | waivers |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("| pin | holdfast version | upstream's go line | shipped go line | compiled with | client-go | overrides | waivers |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	type loaded struct {
 		p pin
 		f overrides.File
@@ -196,14 +196,24 @@ func renderBuild(ctx context.Context, root string) (string, error) {
 		if present {
 			over, waive = fmt.Sprint(len(f.Entries)), fmt.Sprint(len(f.Waivers))
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | `go %s` | %s | %s | %s | %s |\n", name, p.pin.VersionString(), p.mod.GoLine, build.Toolchain, p.mod.ClientGo, over, waive)
+		shipped := "upstream's"
+		if f.Go != nil {
+			shipped = fmt.Sprintf("`go %s`, `godebug default=go%s`", f.Go.Version, majorMinor(p.mod.GoLine))
+		}
+		fmt.Fprintf(&b, "| %s | `%s` | `go %s` | %s | %s | %s | %s | %s |\n", name, p.pin.VersionString(), p.mod.GoLine, shipped, build.Toolchain, p.mod.ClientGo, over, waive)
 		all = append(all, loaded{p, f})
 	}
-	b.WriteString("\nThe go line is the one upstream's go.mod declares (read with `go list -m -json MODULE@VERSION`);\n")
-	b.WriteString("it decides the binaries' default GODEBUG settings.\n")
+	b.WriteString("\nUpstream's go line is the one its go.mod declares (read with `go list -m -json MODULE@VERSION`).\n")
+	b.WriteString("Where a fixed version's go.mod needs a newer one, the series raises it (its `go` entry, below)\n")
+	b.WriteString("and the apply step adds `godebug default=go<upstream's major.minor>` to go.mod, so every\n")
+	b.WriteString("default GODEBUG setting stays upstream's: `holdfast test` fails when a shipped binary's\n")
+	b.WriteString("`DefaultGODEBUG` differs from the same package's in the pristine tree.\n")
 	for _, l := range all {
 		series := l.p.pin.Series + "/" + overrides.FileName
 		fmt.Fprintf(&b, "\n#### %s (`%s`)\n\n", l.p.title(), series)
+		if l.f.Go != nil {
+			fmt.Fprintf(&b, "Go line raised from `go %s` to `go %s` (`godebug default=go%s`): %s.\n\n", l.p.mod.GoLine, l.f.Go.Version, majorMinor(l.p.mod.GoLine), l.f.Go.Why)
+		}
 		if len(l.f.Entries) == 0 {
 			b.WriteString("No override: every dependency is at upstream's version.\n")
 		} else {
@@ -214,9 +224,9 @@ func renderBuild(ctx context.Context, root string) (string, error) {
 		}
 		if len(l.f.Waivers) > 0 {
 			b.WriteString("\nWaived (reachable, no override can take the fix; shipped as `affected` in the VEX with this reason):\n\n")
-			b.WriteString("| advisory | why |\n|---|---|\n")
+			b.WriteString("| advisory | blocker | why | ends when |\n|---|---|---|---|\n")
 			for _, w := range l.f.Waivers {
-				fmt.Fprintf(&b, "| %s | %s |\n", w.ID, cell(w.Why))
+				fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", w.ID, w.Blocker, cell(w.Why), cell(w.EndsWhen))
 			}
 		}
 	}
@@ -226,6 +236,16 @@ func renderBuild(ctx context.Context, root string) (string, error) {
 	b.WriteString("`openvex` attestation ([verifying.md](verifying.md#images)). `make vulns` writes it for the\n")
 	b.WriteString("binaries you built, and `holdfast vulns --pristine` puts upstream's counts beside them.\n")
 	return b.String(), nil
+}
+
+// majorMinor is the release a go line names for `godebug default`
+// (1.25.10 gives 1.25), as the apply step writes it.
+func majorMinor(goLine string) string {
+	parts := strings.SplitN(goLine, ".", 3)
+	if len(parts) < 2 {
+		return goLine
+	}
+	return parts[0] + "." + parts[1]
 }
 
 // renderArtifacts is compatibility.md's map from the pins to a release's

@@ -71,6 +71,26 @@ func Check(goModName string, goMod []byte, entries []Entry) ([]Verdict, error) {
 	return out, nil
 }
 
+// GoModule names the go entry in a Verdict: it is no module, but rebase
+// and watch judge it with the requirements.
+const GoModule = "go"
+
+// CheckGo judges the series' go entry against upstream's go.mod the way
+// Check judges a requirement: once upstream's own go line is at least the
+// entry's, the entry raises nothing (Apply skips it) and can go. Upstream
+// is upstream's go line.
+func CheckGo(goModName string, goMod []byte, g GoLine) (Verdict, error) {
+	upstreamGo, err := goLineOf(goModName, goMod)
+	if err != nil {
+		return Verdict{}, err
+	}
+	v := Verdict{Entry: Entry{Module: GoModule, Version: g.Version, Line: g.Line}, Upstream: upstreamGo, Status: Needed}
+	if compareGo(upstreamGo, g.Version) >= 0 {
+		v.Status, v.Reason = Superseded, fmt.Sprintf("upstream's go line %s is at least %s: drop the go entry (and its godebug line goes with it)", upstreamGo, g.Version)
+	}
+	return v, nil
+}
+
 // Go runs the go command for Apply.
 type Go struct {
 	// Bin is the go command; empty is "go" from PATH.

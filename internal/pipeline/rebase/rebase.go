@@ -74,7 +74,8 @@ type Report struct {
 	// Regression is that outcome as a verdict.
 	Regression Regression
 	// Overrides is each entry of the series' overrides file judged against
-	// the new version's go.mod: still needed, superseded or conflicting.
+	// the new version's go.mod: still needed, superseded or conflicting;
+	// the go entry first (Entry.Module overrides.GoModule).
 	Overrides []overrides.Verdict
 }
 
@@ -113,15 +114,24 @@ func Run(ctx context.Context, c pipeline.Config, o Options) (*Report, error) {
 		return nil, err
 	}
 	r.Module, r.Verified = mod, what
-	if len(in.Overrides) > 0 {
+	if len(in.Overrides) > 0 || in.GoLine != nil {
 		goMod := filepath.Join(mod.Dir, "go.mod")
 		data, err := os.ReadFile(goMod)
 		if err != nil {
 			return nil, err
 		}
-		if r.Overrides, err = overrides.Check(goMod, data, in.Overrides); err != nil {
+		if in.GoLine != nil {
+			v, err := overrides.CheckGo(goMod, data, *in.GoLine)
+			if err != nil {
+				return nil, err
+			}
+			r.Overrides = append(r.Overrides, v)
+		}
+		vs, err := overrides.Check(goMod, data, in.Overrides)
+		if err != nil {
 			return nil, err
 		}
+		r.Overrides = append(r.Overrides, vs...)
 	}
 
 	dir, err := os.MkdirTemp("", "holdfast-rebase-")

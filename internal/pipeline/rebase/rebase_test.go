@@ -360,3 +360,40 @@ func TestRebaseReportsOverrides(t *testing.T) {
 		}
 	}
 }
+
+// TestRebaseJudgesTheGoEntry: a new upstream version whose own go line is
+// at least the series' go entry makes the entry superseded (drop it and
+// its godebug line); below it, the entry is still needed.
+func TestRebaseJudgesTheGoEntry(t *testing.T) {
+	fx := pipelinetest.New(t)
+	for v, goLine := range map[string]string{"v1.5.0": "1.22", "v1.6.0": "1.24.0"} {
+		fx.Proxy.Add(t, pipelinetest.Module, v, map[string]string{
+			"go.mod":             "module " + pipelinetest.Module + "\n\ngo " + goLine + "\n\nrequire example.com/dep v1.0.0\n",
+			"pkg/util/client.go": pipelinetest.ClientGo,
+		})
+	}
+	pipelinetest.Write(t, fx.Config.Root, map[string]string{"patches/up/1.5/overrides": `go 1.23.0
+	why example.com/dep v1.0.1 says go 1.23.0
+
+example.com/dep v1.0.1
+	fixes GO-2099-0001
+	drop-when upstream requires >= v1.0.1
+	why the patch release with the fix; it says go 1.23.0 (the go entry)
+`})
+	for _, c := range []struct{ version, status, result string }{
+		{"v1.5.0", "go 1.23.0               still needed (upstream's go line 1.22)", "result: CLEAN"},
+		{"v1.6.0", "go 1.23.0               superseded by upstream (upstream's go line 1.24.0)\n      upstream's go line 1.24.0 is at least 1.23.0: drop the go entry", "result: NEEDS REFRESH"},
+	} {
+		r, err := Run(context.Background(), fx.Config, Options{Upstream: fx.Upstream, Version: c.version, Series: "patches/up/1.5"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := r.Write(&out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), c.status) || !strings.Contains(out.String(), c.result) {
+			t.Errorf("%s: report lacks %q or %q:\n%s", c.version, c.status, c.result, out.String())
+		}
+	}
+}

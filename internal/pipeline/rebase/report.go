@@ -36,7 +36,10 @@ func (r *Report) Write(w io.Writer) error {
 		}
 		for _, v := range r.Overrides {
 			upstream := "upstream requires " + v.Upstream
-			if v.Upstream == "" {
+			switch {
+			case v.Entry.Module == overrides.GoModule:
+				upstream = "upstream's go line " + v.Upstream
+			case v.Upstream == "":
 				upstream = "not required upstream"
 			}
 			fmt.Fprintf(w, "  %-*s  %s (%s)\n", mw, v.Entry.Module+" "+v.Entry.Version, v.Status, upstream)
