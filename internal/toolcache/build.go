@@ -53,17 +53,17 @@ func build(ctx context.Context, root string, t Tool, stamp string) (err error) {
 		// `go install` puts the binary in GOBIN, here the work folder.
 		out = filepath.Join(work, installedName(t.Package))
 		env = []string{"GOBIN=" + work}
-		steps = [][]string{goArgs("install", "", t.LDFlags, t.Package+"@"+t.Version)}
+		steps = [][]string{goArgs("install", "", t.LDFlags, t.Tags, t.Package+"@"+t.Version)}
 	} else {
 		if err := writeWrapper(work, t); err != nil {
 			return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
 		}
-		steps = [][]string{{"mod", "tidy"}, goArgs("build", out, t.LDFlags, t.Package)}
+		steps = [][]string{{"mod", "tidy"}, goArgs("build", out, t.LDFlags, t.Tags, t.Package)}
 		if len(t.Also) > 0 {
 			// With several packages, -o names a folder ending in a slash
 			// and each binary is named after its package.
 			out = filepath.Join(work, "bin")
-			steps[1] = goArgs("build", out+string(filepath.Separator), t.LDFlags, append([]string{t.Package}, t.Also...)...)
+			steps[1] = goArgs("build", out+string(filepath.Separator), t.LDFlags, t.Tags, append([]string{t.Package}, t.Also...)...)
 		}
 	}
 	for _, step := range steps {
@@ -128,14 +128,17 @@ func writeWrapper(work string, t Tool) error {
 
 // goArgs is `go build` or `go install` with the flags every tool build
 // uses (see the package doc): -trimpath, -o out when not empty, -ldflags
-// when not empty, then the package.
-func goArgs(verb, out, ldflags string, pkgs ...string) []string {
+// and -tags when not empty, then the package.
+func goArgs(verb, out, ldflags string, tags []string, pkgs ...string) []string {
 	args := []string{verb, "-trimpath"}
 	if out != "" {
 		args = append(args, "-o", out)
 	}
 	if ldflags != "" {
 		args = append(args, "-ldflags", ldflags)
+	}
+	if len(tags) > 0 {
+		args = append(args, "-tags", strings.Join(tags, ","))
 	}
 	return append(args, pkgs...)
 }

@@ -32,6 +32,11 @@ type Tool struct {
 	// LDFlags is passed to go build -ldflags when not empty (for example to
 	// set a version variable).
 	LDFlags string
+	// Tags are build tags passed to go build -tags when not empty, for a
+	// tool whose module offers tags that leave out code the suites never
+	// run (Prometheus's remove_all_sd drops its service-discovery
+	// providers and their cloud SDKs from promtool).
+	Tags []string
 	// Install builds Package@Version with `go install` instead of a wrapper
 	// module, for a tool that reads its own version from its build
 	// information and has no variable for -ldflags -X to set (govulncheck):
@@ -109,6 +114,10 @@ func (t Tool) stamp(goVersion string) string {
 		// Appended only when set, for the same reason as above: a tool
 		// without Also keeps its stamp.
 		parts = append(parts, "also "+strings.Join(t.Also, " "))
+	}
+	if len(t.Tags) > 0 {
+		// Appended only when set, for the same reason as above.
+		parts = append(parts, "tags "+strings.Join(t.Tags, ","))
 	}
 	for _, part := range parts {
 		// The length prefix keeps "a"+"bc" and "ab"+"c" apart.

@@ -47,6 +47,7 @@ func TestStampChangesWithEveryInput(t *testing.T) {
 		"go version": base.stamp("go1.27"),
 		"install":    Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Install: true}.stamp("go1.26"),
 		"also":       Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Also: []string{"m/other"}}.stamp("go1.26"),
+		"tags":       Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Tags: []string{"remove_all_sd"}}.stamp("go1.26"),
 		// Moving bytes between fields must not collide.
 		"boundary": Tool{Name: "x", Version: "v1", GoMod: "module m\nm/cmd", Package: "", LDFlags: "-s"}.stamp("go1.26"),
 	} {
@@ -463,5 +464,19 @@ func TestEnsureInstallsToolAsMainModule(t *testing.T) {
 	}
 	if _, err := Ensure(context.Background(), root, tool); err != nil || buildsOf("greet") != 1 {
 		t.Errorf("second Ensure: %v, %d builds, want 1", err, buildsOf("greet"))
+	}
+}
+
+// A tool's build tags reach the go command; a tool without tags is built
+// with the same arguments as before Tool.Tags existed, so its compile steps
+// (and the build cache entries they hit) stay the same.
+func TestGoArgsPassesTags(t *testing.T) {
+	got := strings.Join(goArgs("build", "out", "-s", []string{"remove_all_sd", "x"}, "m/cmd"), " ")
+	if want := "build -trimpath -o out -ldflags -s -tags remove_all_sd,x m/cmd"; got != want {
+		t.Errorf("goArgs with tags = %q, want %q", got, want)
+	}
+	got = strings.Join(goArgs("build", "out", "-s", nil, "m/cmd"), " ")
+	if want := "build -trimpath -o out -ldflags -s m/cmd"; got != want {
+		t.Errorf("goArgs without tags = %q, want %q", got, want)
 	}
 }
