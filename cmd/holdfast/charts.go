@@ -85,6 +85,10 @@ func runChartsPush(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Inputs first: helm may have to be built (minutes on a cold cache).
+	if _, err := charts.CheckPush(f, e.chartsOut(*out), *registry); err != nil {
+		return err
+	}
 	helm, err := e.helm(ctx, *helmPath)
 	if err != nil {
 		return err

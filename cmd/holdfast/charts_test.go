@@ -51,6 +51,37 @@ func TestChartsPushBeforeBuild(t *testing.T) {
 	}
 }
 
+// `charts push` checks its inputs before it builds helm: with no archive, or
+// a registry that carries a password, it says so, and the tool cache is not
+// touched (a file stands where it would be, so building helm would fail
+// with another error).
+func TestChartsPushChecksInputsBeforeHelm(t *testing.T) {
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(repo, pins.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, pins.FileName), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".cache"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ registry, want string }{
+		{"127.0.0.1:1/charts", "build the charts first (holdfast charts build)"},
+		{"oci://user:s3cret@ghcr.io/charts", "log in with `helm registry login` instead"},
+	} {
+		code, _, stderr := runCLI(t, "charts", "push", "--root", root, "--registry", tc.registry)
+		if code != 1 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "s3cret") {
+			t.Errorf("--registry %s: exit %d, stderr:\n%s\nwant exit 1 and %q before any helm build", tc.registry, code, stderr, tc.want)
+		}
+	}
+}
+
 // The release's chart gate: charts packaged with tags are refused once the
 // images are built (docs/release.md).
 func TestReleaseRefusesChartsWithTags(t *testing.T) {

@@ -7,7 +7,7 @@ and cannot compare two values). Each message names the value to change.
 {{- if ne .Release.Namespace $ns -}}
 {{- fail (printf "install into namespace %s (helm --namespace %s --create-namespace), not %q: worker-operator v1.6.4 hard-codes it" $ns $ns .Release.Namespace) -}}
 {{- end -}}
-{{- with .Values.hub.secondary.endpoint -}}
+{{- with dig "secondary" "endpoint" "" .Values.hub -}}
 {{- if eq (include "worker-operator.normalizedEndpoint" .) (include "worker-operator.normalizedEndpoint" $.Values.hub.primary.endpoint) -}}
 {{- fail (printf "hub.secondary.endpoint %q names the same hub as hub.primary.endpoint: set it to the other hub of the Active/Standby pair, or leave it empty to turn failover following off" .) -}}
 {{- end -}}

@@ -122,9 +122,14 @@ func replaceDir(dir, dest string) error {
 	return os.RemoveAll(old)
 }
 
-// Push pushes the packages Build wrote to out (for the default pins of f)
-// to registry, in Charts order, and stops at the first failure.
-func Push(ctx context.Context, h Helm, f *pins.File, out, registry string, plainHTTP bool) ([]Pushed, error) {
+// CheckPush checks what Push needs before anything runs helm (which
+// `holdfast charts push` may first have to build, minutes on a cold cache):
+// a registry without credentials in it and every archive Build writes to out
+// for the default pins of f. It returns those packages.
+func CheckPush(f *pins.File, out, registry string) ([]Package, error) {
+	if err := checkRegistry(registry); err != nil {
+		return nil, err
+	}
 	pkgs, err := Expected(f, out)
 	if err != nil {
 		return nil, err
@@ -133,6 +138,16 @@ func Push(ctx context.Context, h Helm, f *pins.File, out, registry string, plain
 		if _, err := os.Stat(p.Path); err != nil {
 			return nil, fmt.Errorf("no chart archive %s for %s %s: build the charts first (holdfast charts build)", p.Path, p.Chart.Upstream, p.Pin.Version)
 		}
+	}
+	return pkgs, nil
+}
+
+// Push pushes the packages Build wrote to out (for the default pins of f)
+// to registry, in Charts order, and stops at the first failure.
+func Push(ctx context.Context, h Helm, f *pins.File, out, registry string, plainHTTP bool) ([]Pushed, error) {
+	pkgs, err := CheckPush(f, out, registry)
+	if err != nil {
+		return nil, err
 	}
 	var pushed []Pushed
 	for _, p := range pkgs {

@@ -79,11 +79,10 @@ var pushedDigest = regexp.MustCompile(`(?m)^Digest: (sha256:[0-9a-f]{64})$`)
 // lands at <registry>/<name>:<version>. plainHTTP talks HTTP, for a local
 // registry.
 func (h Helm) Push(ctx context.Context, pkg Package, registry string, plainHTTP bool) (Pushed, error) {
-	remote := OCIRegistry(registry)
-	if host, _, _ := strings.Cut(strings.TrimPrefix(remote, "oci://"), "/"); strings.Contains(host, "@") {
-		// It would be echoed in every message below.
-		return Pushed{}, errors.New("the registry must not carry credentials: log in with `helm registry login` instead")
+	if err := checkRegistry(registry); err != nil {
+		return Pushed{}, err
 	}
+	remote := OCIRegistry(registry)
 	args := []string{"push", pkg.Path, remote}
 	if plainHTTP {
 		args = append(args, "--plain-http")
@@ -99,6 +98,15 @@ func (h Helm) Push(ctx context.Context, pkg Package, registry string, plainHTTP 
 		return Pushed{}, fmt.Errorf("helm push %s %s: no digest in its output:\n%s%s", pkg.Path, remote, stdout, stderr)
 	}
 	return Pushed{Ref: strings.TrimPrefix(remote, "oci://") + "/" + pkg.Chart.Name + ":" + pkg.Version, Digest: string(m[1])}, nil
+}
+
+// checkRegistry refuses a registry that carries credentials: they would be
+// echoed in every message about it.
+func checkRegistry(registry string) error {
+	if host, _, _ := strings.Cut(strings.TrimPrefix(OCIRegistry(registry), "oci://"), "/"); strings.Contains(host, "@") {
+		return errors.New("the registry must not carry credentials: log in with `helm registry login` instead")
+	}
+	return nil
 }
 
 // OCIRegistry returns registry with the oci:// scheme helm needs and no

@@ -39,3 +39,22 @@ func TestWorkerOperatorNotesSayWhatFailoverNeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerOperatorNotesStateTheGuardRule: the guard trips on Threshold
+// persisting 401s within Window AND after MinDuration plus a per-pod jitter of
+// up to half of it (pkg/membercred's OwnCredentialGuard); NOTES that named only
+// the count and the window promised a faster exit than the worker makes.
+func TestWorkerOperatorNotesStateTheGuardRule(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "charts", "worker-operator", "templates", "NOTES.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"{{ .threshold }} persisting 401s in a row span at most {{ .window }}",
+		"at least {{ .minDuration }} plus a random delay of up to half of it per pod",
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("NOTES.txt does not say %q", want)
+		}
+	}
+}

@@ -95,3 +95,36 @@ func TestWorkerOperatorRejectsBadValues(t *testing.T) {
 		})
 	}
 }
+
+// TestKarmadaChartRejectsBadGuardValues: a controllerManager.ownCredentialGuard
+// value karmada-controller-manager refuses at start must fail helm, naming the
+// value and what is accepted (the patched chart's holdfast-values-check.yaml),
+// instead of rendering a pod that crash-loops; the values the binary takes
+// still render.
+func TestKarmadaChartRejectsBadGuardValues(t *testing.T) {
+	f := setup(t)
+	for _, tc := range []struct{ set, want string }{
+		{"action=exti", `controllerManager.ownCredentialGuard.action "exti": want exit, unhealthy or off`},
+		{"threshold=-1", "controllerManager.ownCredentialGuard.threshold -1: want a whole number of persisting 401s, at least 1"},
+		{"threshold=1.5", "controllerManager.ownCredentialGuard.threshold 1.5: want a whole number"},
+		{"threshold=five", "controllerManager.ownCredentialGuard.threshold five: want a whole number"},
+		{"window=300", `controllerManager.ownCredentialGuard.window "300": want a Go duration such as 90s or 5m`}, // a number: --set reads 300 as one
+		{"minDuration=1 minute", `controllerManager.ownCredentialGuard.minDuration "1 minute": want a Go duration such as 1m, or none`},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			out, err := f.helm.Run(t.Context(), "template", "rel", f.karmada.Path, "--namespace", karmadaNamespace,
+				"--set", "controllerManager.ownCredentialGuard."+tc.set)
+			if err == nil {
+				t.Fatalf("helm rendered controllerManager.ownCredentialGuard.%s:\n%.400s", tc.set, out)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error does not say %q:\n%v", tc.want, err)
+			}
+		})
+	}
+	for _, set := range []string{"action=exit", "action=unhealthy", "action=off", "threshold=1", "window=1h30m", "minDuration=none", "minDuration=30s"} {
+		t.Run("accepts "+set, func(t *testing.T) {
+			f.render(t, f.karmada, karmadaNamespace, "--set", "controllerManager.ownCredentialGuard."+set)
+		})
+	}
+}

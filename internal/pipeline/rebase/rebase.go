@@ -92,6 +92,11 @@ func Run(ctx context.Context, c pipeline.Config, o Options) (*Report, error) {
 	if r.Series == "" {
 		var err error
 		if r.Series, r.SeriesReason, err = chooseSeries(up, o.Version); err != nil {
+			// A tag that does not exist (a typo, v9.0.0) has no series
+			// either; say the first thing wrong with it.
+			if _, dlErr := c.Download.Download(ctx, up.Module, o.Version); dlErr != nil {
+				return nil, fmt.Errorf("%s %s cannot be fetched from the module proxy (is it a released tag?): %w", up.Module, o.Version, dlErr)
+			}
 			return nil, err
 		}
 	}

@@ -175,6 +175,18 @@ func TestRunRefusesVersionQueries(t *testing.T) {
 	}
 }
 
+// A tag the module proxy does not have is named as such, not as a major
+// without a pin (the first thing wrong with v9.0.0 is that it does not exist).
+func TestRunNamesAVersionTheProxyLacks(t *testing.T) {
+	needGo(t)
+	fx := pipelinetest.New(t)
+	_, err := Run(context.Background(), fx.Config, Options{Upstream: fx.Upstream, Version: "v9.0.0"})
+	if err == nil || !strings.Contains(err.Error(), "v9.0.0 cannot be fetched from the module proxy") || strings.Contains(err.Error(), "no pin of major") {
+		t.Fatalf("err = %v, want it to say the proxy has no v9.0.0", err)
+	}
+	t.Log(err)
+}
+
 func TestRunRefusesTamperedSource(t *testing.T) {
 	needGo(t)
 	fx := pipelinetest.New(t)
