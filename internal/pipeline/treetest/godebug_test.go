@@ -78,3 +78,34 @@ func TestDefaultGODEBUGIsWhatTheBuildStamps(t *testing.T) {
 		t.Errorf("go 1.25.0 without a godebug line against go 1.22.3: differences %q", differ)
 	}
 }
+
+// TestDefaultGODEBUGNamesANonMainPackageAndGoesOn: a listed package that is
+// not a main package is reported as such (go list gives it no
+// DefaultGODEBUG), and the packages after it are still read.
+func TestDefaultGODEBUGNamesANonMainPackageAndGoesOn(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":          "module example.com/up\n\ngo 1.22.3\n",
+		"a/lib/lib.go":    "package lib\n",
+		"cmd/app/main.go": "package main\n\nfunc main() {}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := Runner{Env: append(os.Environ(), "GOWORK=off", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")}
+	// go list prints the packages in the order given: the library first.
+	got, err := r.DefaultGODEBUG(context.Background(), dir, []string{"./a/lib", "./cmd/app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["example.com/up/a/lib"] != "(no main package)" || got["example.com/up/cmd/app"] == "" {
+		t.Errorf("DefaultGODEBUG = %q, want the library as no main package and the go 1.22.3 defaults of cmd/app", got)
+	}
+}
