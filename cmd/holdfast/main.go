@@ -12,7 +12,7 @@
 //	holdfast apply   --upstream NAME [--version V | --all] [--out DIR] [--patched-only]
 //	holdfast build   --upstream NAME [--version V | --all] [--bin DIR] [--pristine [--toolchain GO]] [--only BIN,...]
 //	holdfast test    --upstream NAME [--version V | --all] [--reports DIR]
-//	holdfast rebase  --upstream NAME --version V [--series DIR] [--update-pins]
+//	holdfast rebase  --upstream NAME --version V [--series DIR] [--update-pins] [--out DIR]
 //	holdfast watch   [--upstream NAME] [--pre-releases] [--out DIR]
 //	holdfast charts  build [--out DIR] [--helm PATH] [--images DIR | --tags]
 //	holdfast charts  push --registry R [--plain-http] [--out DIR] [--helm PATH]
@@ -70,7 +70,8 @@ const usage = `usage:
   holdfast test    --upstream NAME [--version V | --all] apply, then run the tests; RED/GREEN report
                    [--reports DIR]                       (Markdown and JSON under _output/reports)
   holdfast rebase  --upstream NAME --version V           try the series on another upstream version
-                   [--series DIR] [--update-pins]
+                   [--series DIR] [--update-pins]        (report also as text and JSON under _output/rebase)
+                   [--out DIR]
   holdfast watch   [--upstream NAME] [--pre-releases]    list upstream tags newer than the pins (module proxy),
                    [--out DIR]                           rebase onto each; report under _output/watch
                                                          (exit 0 whatever the verdicts; 1 if a tag could not be tried)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,9 +138,31 @@ func TestRebase(t *testing.T) {
 			fx := fixture(t)
 			root := fx.Config.Root
 			before, _ := os.ReadFile(filepath.Join(root, pins.FileName))
-			code, stdout, stderr := runCLI(t, append([]string{"rebase", "--root", root, "--upstream", "up"}, tt.args...)...)
+			out := filepath.Join(t.TempDir(), "reports")
+			code, stdout, stderr := runCLI(t, append([]string{"rebase", "--root", root, "--upstream", "up", "--out", out}, tt.args...)...)
 			if code != tt.wantCode || !strings.Contains(stdout, tt.wantOut) || !strings.Contains(stderr, tt.wantErr) {
 				t.Errorf("exit %d (want %d)\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout, stderr)
+			}
+			// The reports are written whatever the verdict, a conflict too,
+			// and the text one is what stdout showed.
+			version := tt.args[1]
+			text, err := os.ReadFile(filepath.Join(out, "rebase-up-"+version+".txt"))
+			if err != nil || !strings.HasPrefix(stdout, string(text)) {
+				t.Errorf("text report (%v):\n%s\nstdout:\n%s", err, text, stdout)
+			}
+			js, err := os.ReadFile(filepath.Join(out, "rebase-up-"+version+".json"))
+			var report struct {
+				Schema, Version string
+				ResultMessage   string `json:"result_message"`
+			}
+			if err == nil {
+				err = json.Unmarshal(js, &report)
+			}
+			if err != nil || report.Schema != "holdfast.rebase/v1" || report.Version != version || !strings.Contains(string(text), "result: "+report.ResultMessage+"\n") {
+				t.Errorf("JSON report %+v (%v):\n%s", report, err, js)
+			}
+			if want := "reports: [" + filepath.Join(out, "rebase-up-"+version+".txt"); !strings.Contains(stdout, want) {
+				t.Errorf("stdout lacks %q:\n%s", want, stdout)
 			}
 			after, _ := os.ReadFile(filepath.Join(root, pins.FileName))
 			if tt.wantPinned == "" {

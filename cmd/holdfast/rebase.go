@@ -28,6 +28,7 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	version := fs.String("version", "", "upstream version to try, e.g. v1.18.3")
 	series := fs.String("series", "", "series folder to try (default: that of the same or nearest pinned minor)")
 	update := fs.Bool("update-pins", false, "record the version in pins.txt if every patch applies cleanly")
+	out := fs.String("out", "", "report folder (default _output/rebase): rebase-NAME-VERSION.txt and .json")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -41,13 +42,24 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	c := e.config("")
 	c.Log = nil // the report says what matters
 	check := treetest.PristineCheck(treetest.Runner{Toolchain: build.Toolchain}, filepath.Join(e.root, pipeline.TestsDir(up)), featureTests(c, up))
-	r, err := rebase.Run(ctx, c, rebase.Options{Upstream: up, Version: *version, Series: *series, PristineCheck: check})
+	r, err := rebase.Run(ctx, c, rebase.Options{Upstream: up, Version: *version, Series: *series, PristineCheck: check, Log: e.stderr})
 	if err != nil {
 		return err
 	}
 	if err := r.Write(e.stdout); err != nil {
 		return err
 	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join(e.root, pipeline.DefaultOut, "rebase")
+	}
+	// Saved before the verdict decides the exit status: a conflict is the
+	// report a script most wants to read.
+	written, err := r.Save(dir, "rebase-"+up.Name+"-"+r.Module.Version)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "reports: %s\n", written)
 	if r.Count(rebase.Conflict) > 0 {
 		return errConflict
 	}

@@ -68,7 +68,12 @@ type holdfastRunnables interface {
 // failure returned, so tests can drive it without a cluster or an exit.
 func holdfastResolveHub(signals context.Context, lookup hubfollow.LookupEnvFunc, log logr.Logger,
 	reg prometheus.Registerer, mgr holdfastRunnables) (context.Context, hubfollow.Connection, error) {
-	cfg := hubfollow.ConfigFromEnv(lookup, log)
+	cfg, err := hubfollow.ConfigFromEnv(lookup, log)
+	if err != nil {
+		// Refused before any hub is contacted, with following on or off:
+		// a typo would otherwise surface only on the day of a failover.
+		return nil, hubfollow.Connection{}, err
+	}
 	ctx, stop := context.WithCancel(signals)
 	conn, follower, err := hubfollow.Start(ctx, cfg, hubfollow.Options{Log: log, Registerer: reg, Stop: stop})
 	if err != nil {

@@ -476,3 +476,30 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		t.Fatalf("%s: still waiting after %s", what, testBound)
 	}
 }
+
+// TestInvalidTuningStopsStartup: a HUB_RESOLVE_* or HUB_SWITCH_CONFIRMATIONS
+// value that is set and invalid is refused at startup, before either hub is
+// read, with or without a secondary hub: the guard's policy for its
+// variables. It used to fall back to the default with one log line.
+func TestInvalidTuningStopsStartup(t *testing.T) {
+	primary, secondary := newTestHub(t, "primary"), newTestHub(t, "secondary")
+	env := hubEnv(primary, secondary, map[string]string{"HUB_RESOLVE_INTERVAL": "10", "HUB_SWITCH_CONFIRMATIONS": "two"})
+	for _, following := range []bool{true, false} {
+		if !following {
+			delete(env, "HUB_SECONDARY_HOST_ENDPOINT")
+		}
+		mgr := &recordingManager{}
+		_, _, err := holdfastResolveHub(context.Background(), lookupIn(env), logr.Discard(), prometheus.NewRegistry(), mgr)
+		for _, want := range []string{`HUB_RESOLVE_INTERVAL="10": want a positive Go duration`, `HUB_SWITCH_CONFIRMATIONS="two": want a positive whole number`} {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("following %v: err = %v, want it to say %s", following, err, want)
+			}
+		}
+		if len(mgr.runnables()) != 0 {
+			t.Errorf("following %v: a follower was added although startup failed", following)
+		}
+	}
+	if primary.Requests.Load() != 0 || secondary.Requests.Load() != 0 {
+		t.Errorf("hubs were read (primary %d, secondary %d) although the settings were refused", primary.Requests.Load(), secondary.Requests.Load())
+	}
+}

@@ -3,6 +3,7 @@ package hubfollow
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -64,27 +65,63 @@ type Config struct {
 }
 
 // ConfigFromEnv reads the configuration with upstream's variable names and
-// defaults. It never fails: an invalid tuning value falls back to its default
-// with one warning naming the variable, and a secondary hub that cannot work
-// (same hub as the primary, unusable URL, Cluster CR not locatable) turns the
-// feature off with one message saying why, leaving the worker exactly as
-// v1.6.4 would run it.
-func ConfigFromEnv(lookup LookupEnvFunc, log logr.Logger) Config {
+// defaults. An unset or empty tuning variable is its default; one that is set
+// and invalid is an error naming the variable, its value and what is
+// accepted, and the worker stops. That is the own-credential guard's policy
+// for its OWN_CREDENTIAL_GUARD_* variables, applied the same way: every
+// variable is checked even with following off, because a typo that is
+// silently replaced by a default is only noticed the day failover is needed.
+// A secondary hub that cannot work (same hub as the primary, unusable URL,
+// Cluster CR not locatable) is not an error: it turns the feature off with
+// one message saying why, leaving the worker exactly as v1.6.4 would run it.
+func ConfigFromEnv(lookup LookupEnvFunc, log logr.Logger) (Config, error) {
 	cfg := Config{
 		Primary:             PrimaryFromEnv(lookup),
 		Secondary:           SecondaryFromEnv(lookup),
 		ClusterName:         getEnv(lookup, EnvClusterName),
 		ProjectNamespace:    getEnv(lookup, EnvProjectNamespace),
-		ResolveInterval:     durationFromEnv(lookup, log, EnvResolveInterval, DefaultResolveInterval),
-		ResolveTimeout:      durationFromEnv(lookup, log, EnvResolveTimeout, DefaultResolveTimeout),
-		SwitchConfirmations: countFromEnv(lookup, log, EnvSwitchConfirmations, DefaultSwitchConfirmations),
+		ResolveInterval:     DefaultResolveInterval,
+		ResolveTimeout:      DefaultResolveTimeout,
+		SwitchConfirmations: DefaultSwitchConfirmations,
+	}
+	var problems []string
+	invalid := func(key, raw, want string) {
+		problems = append(problems, fmt.Sprintf("%s=%q: want %s", key, raw, want))
+	}
+	duration := func(key string, dst *time.Duration, example string) {
+		raw, ok := lookup(key)
+		if !ok || raw == "" {
+			return
+		}
+		d, err := time.ParseDuration(raw)
+		if err != nil || d <= 0 {
+			invalid(key, raw, "a positive Go duration such as "+example)
+			return
+		}
+		*dst = d
+	}
+	duration(EnvResolveInterval, &cfg.ResolveInterval, "10s")
+	duration(EnvResolveTimeout, &cfg.ResolveTimeout, "5s")
+	if raw, ok := lookup(EnvSwitchConfirmations); ok && raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n <= 0 {
+			invalid(EnvSwitchConfirmations, raw, "a positive whole number such as 2")
+		} else {
+			cfg.SwitchConfirmations = n
+		}
+	}
+	if len(problems) > 0 {
+		// One line for the log however many variables are wrong, worded as
+		// the guard's so one grep finds either.
+		return Config{}, fmt.Errorf("invalid hub follower setting: %s (unset means the default)",
+			strings.Join(problems, "; "))
 	}
 	if cfg.Secondary.Endpoint == "" {
-		return cfg
+		return cfg, nil
 	}
 	if reason := cfg.disabledReason(); reason != "" {
 		log.Error(nil, "Hub failover following is OFF; the worker stays on the primary hub", "reason", reason)
-		return cfg
+		return cfg, nil
 	}
 	if cfg.ResolveTimeout >= cfg.ResolveInterval {
 		// Allowed, not refused (drop-in rule: a value upstream's HA
@@ -97,7 +134,7 @@ func ConfigFromEnv(lookup LookupEnvFunc, log logr.Logger) Config {
 		log.Info("Hub resolve timeout is not shorter than the interval; while a hub hangs, polls are the interval plus the timeout apart",
 			EnvResolveTimeout, cfg.ResolveTimeout.String(), EnvResolveInterval, cfg.ResolveInterval.String())
 	}
-	return cfg
+	return cfg, nil
 }
 
 // Enabled reports whether the worker follows hub failover. It is false when
@@ -144,32 +181,4 @@ func (c Config) withDefaults() Config {
 		c.SwitchConfirmations = DefaultSwitchConfirmations
 	}
 	return c
-}
-
-func durationFromEnv(lookup LookupEnvFunc, log logr.Logger, key string, def time.Duration) time.Duration {
-	raw, ok := lookup(key)
-	if !ok || raw == "" {
-		return def
-	}
-	d, err := time.ParseDuration(raw)
-	if err != nil || d <= 0 {
-		log.Info("Ignoring invalid hub follower setting; using the default",
-			"variable", key, "value", raw, "default", def.String(), "want", "a positive Go duration such as 10s")
-		return def
-	}
-	return d
-}
-
-func countFromEnv(lookup LookupEnvFunc, log logr.Logger, key string, def int) int {
-	raw, ok := lookup(key)
-	if !ok || raw == "" {
-		return def
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n <= 0 {
-		log.Info("Ignoring invalid hub follower setting; using the default",
-			"variable", key, "value", raw, "default", def, "want", "a positive integer")
-		return def
-	}
-	return n
 }

@@ -13,7 +13,7 @@ func TestConfigFromEnvTimeoutEqualToIntervalIsSaid(t *testing.T) {
 		{"4999ms", 0},
 	} {
 		sink, log := newLogSink()
-		ConfigFromEnv(envMap(haEnv(map[string]string{EnvResolveInterval: "5s", EnvResolveTimeout: tc.timeout})), log)
+		configFromEnv(t, envMap(haEnv(map[string]string{EnvResolveInterval: "5s", EnvResolveTimeout: tc.timeout})), log)
 		if n := sink.count(EnvResolveTimeout); n != tc.lines {
 			t.Errorf("interval 5s, timeout %s: %d lines name %s, want %d:\n%s", tc.timeout, n, EnvResolveTimeout, tc.lines, sink.all())
 		}
@@ -25,7 +25,7 @@ func TestConfigFromEnvTimeoutEqualToIntervalIsSaid(t *testing.T) {
 func TestConfigFromEnvEmptyValueIsUnset(t *testing.T) {
 	for _, variable := range []string{EnvResolveInterval, EnvResolveTimeout, EnvSwitchConfirmations} {
 		sink, log := newLogSink()
-		cfg := ConfigFromEnv(envMap(haEnv(map[string]string{variable: ""})), log)
+		cfg := configFromEnv(t, envMap(haEnv(map[string]string{variable: ""})), log)
 		if cfg.ResolveInterval != DefaultResolveInterval || cfg.ResolveTimeout != DefaultResolveTimeout || cfg.SwitchConfirmations != DefaultSwitchConfirmations {
 			t.Errorf("%s=\"\": config %+v, want the defaults", variable, cfg)
 		}

@@ -1,6 +1,7 @@
 package hubfollow
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +24,7 @@ func haEnv(extra map[string]string) map[string]string {
 
 func TestConfigFromEnvDefaults(t *testing.T) {
 	sink, log := newLogSink()
-	cfg := ConfigFromEnv(envMap(haEnv(nil)), log)
+	cfg := configFromEnv(t, envMap(haEnv(nil)), log)
 	if !cfg.Enabled() {
 		t.Fatalf("Enabled() = false with both hubs configured: %s", cfg.disabledReason())
 	}
@@ -38,41 +39,61 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 	}
 }
 
-func TestConfigFromEnvInvalidValueFallsBackWithOneWarning(t *testing.T) {
-	tests := []struct {
-		variable, value string
-		check           func(Config) bool
-	}{
-		{EnvResolveInterval, "ten seconds", func(c Config) bool { return c.ResolveInterval == DefaultResolveInterval }},
-		{EnvResolveInterval, "10", func(c Config) bool { return c.ResolveInterval == DefaultResolveInterval }},
-		{EnvResolveInterval, "0s", func(c Config) bool { return c.ResolveInterval == DefaultResolveInterval }},
-		{EnvResolveInterval, "-3s", func(c Config) bool { return c.ResolveInterval == DefaultResolveInterval }},
-		{EnvResolveTimeout, "soon", func(c Config) bool { return c.ResolveTimeout == DefaultResolveTimeout }},
-		{EnvResolveTimeout, "0", func(c Config) bool { return c.ResolveTimeout == DefaultResolveTimeout }},
-		{EnvSwitchConfirmations, "two", func(c Config) bool { return c.SwitchConfirmations == DefaultSwitchConfirmations }},
-		{EnvSwitchConfirmations, "0", func(c Config) bool { return c.SwitchConfirmations == DefaultSwitchConfirmations }},
-		{EnvSwitchConfirmations, "-1", func(c Config) bool { return c.SwitchConfirmations == DefaultSwitchConfirmations }},
-		{EnvSwitchConfirmations, "1.5", func(c Config) bool { return c.SwitchConfirmations == DefaultSwitchConfirmations }},
+// TestConfigFromEnvRefusesInvalidTuning: a tuning variable that is set and
+// invalid is an error naming it, its value and what is accepted (the guard's
+// policy), with failover following configured or not; it used to fall back
+// to the default with a warning.
+func TestConfigFromEnvRefusesInvalidTuning(t *testing.T) {
+	tests := []struct{ variable, value, want string }{
+		{EnvResolveInterval, "ten seconds", "a positive Go duration such as 10s"},
+		{EnvResolveInterval, "10", "a positive Go duration such as 10s"},
+		{EnvResolveInterval, "0s", "a positive Go duration such as 10s"},
+		{EnvResolveInterval, "-3s", "a positive Go duration such as 10s"},
+		{EnvResolveTimeout, "soon", "a positive Go duration such as 5s"},
+		{EnvResolveTimeout, "0", "a positive Go duration such as 5s"},
+		{EnvSwitchConfirmations, "two", "a positive whole number such as 2"},
+		{EnvSwitchConfirmations, "0", "a positive whole number such as 2"},
+		{EnvSwitchConfirmations, "-1", "a positive whole number such as 2"},
+		{EnvSwitchConfirmations, "1.5", "a positive whole number such as 2"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.variable+"="+tt.value, func(t *testing.T) {
-			sink, log := newLogSink()
-			cfg := ConfigFromEnv(envMap(haEnv(map[string]string{tt.variable: tt.value})), log)
-			if !tt.check(cfg) {
-				t.Errorf("config %+v did not fall back to the default", cfg)
-			}
-			if n := sink.count(tt.variable); n != 1 {
-				t.Errorf("%d log lines name %s, want exactly one:\n%s", n, tt.variable, sink.all())
-			}
-			if !cfg.Enabled() {
-				t.Errorf("an invalid tuning value turned the feature off")
-			}
-		})
+		for _, following := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s=%s/following=%v", tt.variable, tt.value, following), func(t *testing.T) {
+				env := haEnv(map[string]string{tt.variable: tt.value})
+				if !following {
+					delete(env, EnvSecondaryEndpoint)
+				}
+				_, err := ConfigFromEnv(envMap(env), logr.Discard())
+				want := fmt.Sprintf("invalid hub follower setting: %s=%q: want %s (unset means the default)", tt.variable, tt.value, tt.want)
+				if err == nil || err.Error() != want {
+					t.Errorf("err = %v\nwant %s", err, want)
+				}
+			})
+		}
+	}
+}
+
+// TestConfigFromEnvNamesEveryInvalidVariable: every wrong variable is in the
+// one error, so fixing one does not reveal the next on the following start.
+func TestConfigFromEnvNamesEveryInvalidVariable(t *testing.T) {
+	_, err := ConfigFromEnv(envMap(haEnv(map[string]string{
+		EnvResolveInterval: "10", EnvResolveTimeout: "5s", EnvSwitchConfirmations: "two",
+	})), logr.Discard())
+	if err == nil {
+		t.Fatal("no error for two invalid variables")
+	}
+	for _, want := range []string{EnvResolveInterval + `="10"`, EnvSwitchConfirmations + `="two"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, does not name %s", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), EnvResolveTimeout) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("err = %q, want one line naming only the invalid variables", err)
 	}
 }
 
 func TestConfigFromEnvValidValues(t *testing.T) {
-	cfg := ConfigFromEnv(envMap(haEnv(map[string]string{
+	cfg := configFromEnv(t, envMap(haEnv(map[string]string{
 		EnvResolveInterval: "30s", EnvResolveTimeout: "1500ms", EnvSwitchConfirmations: "3",
 	})), logr.Discard())
 	if cfg.ResolveInterval != 30*time.Second || cfg.ResolveTimeout != 1500*time.Millisecond || cfg.SwitchConfirmations != 3 {
@@ -82,7 +103,7 @@ func TestConfigFromEnvValidValues(t *testing.T) {
 
 func TestConfigFromEnvTimeoutNotShorterThanIntervalIsKeptAndSaid(t *testing.T) {
 	sink, log := newLogSink()
-	cfg := ConfigFromEnv(envMap(haEnv(map[string]string{EnvResolveInterval: "3s"})), log)
+	cfg := configFromEnv(t, envMap(haEnv(map[string]string{EnvResolveInterval: "3s"})), log)
 	if cfg.ResolveTimeout != DefaultResolveTimeout || cfg.ResolveInterval != 3*time.Second {
 		t.Errorf("got interval %v timeout %v; the operator's values should be kept", cfg.ResolveInterval, cfg.ResolveTimeout)
 	}
@@ -149,7 +170,7 @@ func TestConfigFromEnvFeatureOff(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sink, log := newLogSink()
-			cfg := ConfigFromEnv(envMap(tt.env), log)
+			cfg := configFromEnv(t, envMap(tt.env), log)
 			if cfg.Enabled() {
 				t.Fatal("Enabled() = true")
 			}
@@ -175,4 +196,14 @@ func TestConfigWithDefaults(t *testing.T) {
 	if got.ResolveInterval != DefaultResolveInterval || got.ResolveTimeout != DefaultResolveTimeout || got.SwitchConfirmations != DefaultSwitchConfirmations {
 		t.Errorf("withDefaults() = %+v", got)
 	}
+}
+
+// configFromEnv is ConfigFromEnv for environments it must accept.
+func configFromEnv(t *testing.T, lookup LookupEnvFunc, log logr.Logger) Config {
+	t.Helper()
+	cfg, err := ConfigFromEnv(lookup, log)
+	if err != nil {
+		t.Fatalf("ConfigFromEnv: %v", err)
+	}
+	return cfg
 }

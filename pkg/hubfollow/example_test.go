@@ -45,7 +45,10 @@ func Example() {
 	// the manager return and the process exit 0.
 	ctx, stopWorker := context.WithCancel(context.Background())
 	defer stopWorker()
-	cfg := hubfollow.ConfigFromEnv(lookup, logr.Discard())
+	cfg, err := hubfollow.ConfigFromEnv(lookup, logr.Discard())
+	if err != nil {
+		panic(err) // the worker logs it and exits 1: a tuning value is set and invalid
+	}
 	conn, follower, err := hubfollow.Start(ctx, cfg, hubfollow.Options{
 		Registerer: prometheus.NewRegistry(), // ctrlmetrics.Registry in the worker
 		Stop:       stopWorker,

@@ -25,10 +25,20 @@ const Interval = 30 * time.Second
 // nothing is written after it returns, and may be called more than once.
 // A nil w prints nothing.
 func Start(w io.Writer, what string) (stop func()) {
+	return StartEvery(w, what, Interval)
+}
+
+// StartEvery is Start with another interval; zero or less means Interval.
+// Callers expose it so their tests see a heartbeat in milliseconds rather
+// than in 30 seconds.
+func StartEvery(w io.Writer, what string, every time.Duration) (stop func()) {
 	if w == nil {
 		return func() {}
 	}
-	t := time.NewTicker(Interval)
+	if every <= 0 {
+		every = Interval
+	}
+	t := time.NewTicker(every)
 	return start(w, what, time.Now(), t.C, t.Stop)
 }
 

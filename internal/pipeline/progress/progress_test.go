@@ -2,6 +2,8 @@ package progress
 
 import (
 	"bytes"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -44,4 +46,46 @@ func TestHeartbeatQuietStep(t *testing.T) {
 		t.Errorf("a step shorter than Interval printed %q", out.String())
 	}
 	Start(nil, "building")()
+}
+
+// syncWriter counts the lines the heartbeat's goroutine writes.
+type syncWriter struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lines = append(w.lines, string(p))
+	return len(p), nil
+}
+
+func (w *syncWriter) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.lines)
+}
+
+// TestStartEvery: a caller's interval is used (rebase and watch tests pass
+// a millisecond), and nothing is written after stop.
+func TestStartEvery(t *testing.T) {
+	w := &syncWriter{}
+	stop := StartEvery(w, "downloading", time.Millisecond)
+	deadline := time.Now().Add(time.Minute)
+	for w.count() < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	stop()
+	n := w.count()
+	if n < 2 {
+		t.Fatalf("%d heartbeat lines in a minute at a 1ms interval", n)
+	}
+	if !strings.HasPrefix(w.lines[0], "  still downloading (") {
+		t.Errorf("line %q", w.lines[0])
+	}
+	time.Sleep(10 * time.Millisecond)
+	if w.count() != n {
+		t.Errorf("%d lines written after stop", w.count()-n)
+	}
 }

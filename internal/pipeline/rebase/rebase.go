@@ -3,9 +3,11 @@ package rebase
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/semver"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/pipeline/patchset"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/pristine"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/progress"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/provenance"
 )
 
@@ -57,6 +60,12 @@ type Options struct {
 	// empty picks the series of the same or nearest pinned minor.
 	Series        string
 	PristineCheck PristineCheck
+	// Log receives a heartbeat line every Heartbeat while a long step runs
+	// (the download, the regression check on pristine); nil prints none.
+	// The report itself is the caller's to print.
+	Log io.Writer
+	// Heartbeat is the heartbeat's interval; zero means progress.Interval.
+	Heartbeat time.Duration
 }
 
 // Report is the outcome of a rebase attempt.
@@ -104,7 +113,9 @@ func Run(ctx context.Context, c pipeline.Config, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	stop := progress.StartEvery(o.Log, "downloading "+up.Module+"@"+o.Version, o.Heartbeat)
 	mod, err := c.Download.Download(ctx, up.Module, o.Version)
+	stop()
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +175,11 @@ func Run(ctx context.Context, c pipeline.Config, o Options) (*Report, error) {
 		if err := c.Lay(pristineDir, up, mod, provenance.Pristine); err != nil {
 			return nil, err
 		}
+		// The check builds and tests upstream's packages: minutes on a
+		// cold cache, with no other output while go test holds it.
+		stop := progress.StartEvery(o.Log, "running the regression tests on pristine "+o.Version, o.Heartbeat)
 		fixed, detail, err := o.PristineCheck(ctx, pristineDir)
+		stop()
 		switch {
 		case err != nil:
 			r.Pristine = "failed to run: " + err.Error()

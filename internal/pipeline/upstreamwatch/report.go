@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/holdfast-dist/holdfast/internal/pipeline/overrides"
@@ -83,7 +81,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
+// JSONSchema names watch.json's layout. It changes only when a field is
+// removed or changes meaning; new fields are added without a change.
+const JSONSchema = "holdfast.watch/v1"
+
 type jsonReport struct {
+	Schema    string         `json:"schema"`
 	New       int            `json:"new"`
 	Upstreams []jsonUpstream `json:"upstreams"`
 }
@@ -99,49 +102,28 @@ type jsonUpstream struct {
 
 type jsonTag struct {
 	Candidate
-	Verdict Verdict     `json:"verdict"`
-	Series  string      `json:"series,omitempty"`
-	Sum     string      `json:"sum,omitempty"`
-	Patches []jsonPatch `json:"patches,omitempty"`
+	Verdict Verdict            `json:"verdict"`
+	Series  string             `json:"series,omitempty"`
+	Sum     string             `json:"sum,omitempty"`
+	Patches []rebase.JSONPatch `json:"patches,omitempty"`
 	// Overrides are the series' overrides judged against the tag.
-	Overrides []jsonOverride `json:"overrides,omitempty"`
-	Pristine  string         `json:"pristine,omitempty"`
+	Overrides []rebase.JSONOverride `json:"overrides,omitempty"`
+	Pristine  string                `json:"pristine,omitempty"`
 	// Regression is the pristine regression verdict ClassifyUpstreamFix used.
 	Regression rebase.Regression `json:"regression,omitempty"`
 	Error      string            `json:"error,omitempty"`
 }
 
-type jsonOverride struct {
-	Module   string           `json:"module"`
-	Version  string           `json:"version"`
-	Upstream string           `json:"upstream,omitempty"`
-	Status   overrides.Status `json:"status"`
-	Reason   string           `json:"reason,omitempty"`
-}
-
-type jsonPatch struct {
-	Name           string             `json:"name"`
-	Status         rebase.Status      `json:"status"`
-	UpstreamFix    rebase.UpstreamFix `json:"upstream_fix,omitempty"`
-	UpstreamFixWhy string             `json:"upstream_fix_why,omitempty"`
-	Notes          []string           `json:"notes,omitempty"`
-}
-
 // WriteJSON writes the report for scripts (the watch workflow reads "new").
 func (r *Report) WriteJSON(w io.Writer) error {
-	out := jsonReport{New: r.New(), Upstreams: []jsonUpstream{}}
+	out := jsonReport{Schema: JSONSchema, New: r.New(), Upstreams: []jsonUpstream{}}
 	for _, u := range r.Upstreams {
 		ju := jsonUpstream{Name: u.Name, Module: u.Module, Pinned: u.Pinned, Listed: u.Listed, Tags: []jsonTag{}, Error: u.Err}
 		for _, t := range u.Tags {
 			jt := jsonTag{Candidate: t.Candidate, Verdict: t.Verdict, Error: t.Err}
 			if rr := t.Rebase; rr != nil {
 				jt.Series, jt.Sum, jt.Pristine, jt.Regression = rr.Series, rr.Module.Sum, rr.Pristine, rr.Regression
-				for _, p := range rr.Patches {
-					jt.Patches = append(jt.Patches, jsonPatch{Name: p.Patch.Name(), Status: p.Status, UpstreamFix: p.UpstreamFix, UpstreamFixWhy: p.UpstreamFixWhy, Notes: p.Notes})
-				}
-				for _, v := range rr.Overrides {
-					jt.Overrides = append(jt.Overrides, jsonOverride{Module: v.Entry.Module, Version: v.Entry.Version, Upstream: v.Upstream, Status: v.Status, Reason: v.Reason})
-				}
+				jt.Patches, jt.Overrides = rr.PatchesJSON(), rr.OverridesJSON()
 			}
 			ju.Tags = append(ju.Tags, jt)
 		}
@@ -152,39 +134,19 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(out)
 }
 
-// Save writes dir/watch.md and dir/watch.json, each through a temporary
-// file and a rename, and returns their paths.
+// Save writes dir/watch.md and dir/watch.json and returns their paths. Both
+// are rendered before either is written and each goes through a temporary
+// file and a rename (rebase.SaveFiles), so an error leaves no half-written
+// report, and a rendering error none at all.
 func (r *Report) Save(dir string) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	var md, js bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
 		return nil, err
 	}
-	var paths []string
-	for _, out := range []struct {
-		name  string
-		write func(io.Writer) error
-	}{{"watch.md", r.WriteMarkdown}, {"watch.json", r.WriteJSON}} {
-		path := filepath.Join(dir, out.name)
-		tmp, err := os.CreateTemp(dir, "."+out.name+"-*")
-		if err != nil {
-			return nil, err
-		}
-		err = out.write(tmp)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Chmod(tmp.Name(), 0o644)
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-			return nil, fmt.Errorf("writing %s: %w", path, err)
-		}
-		paths = append(paths, path)
+	if err := r.WriteJSON(&js); err != nil {
+		return nil, err
 	}
-	return paths, nil
+	return rebase.SaveFiles(dir, []rebase.File{{Name: "watch.md", Data: md.Bytes()}, {Name: "watch.json", Data: js.Bytes()}})
 }
 
 func firstLine(s string) string {

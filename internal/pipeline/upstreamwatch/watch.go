@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/overrides"
@@ -33,8 +34,11 @@ type Options struct {
 	// PristineCheck returns the regression check for an upstream's
 	// pristine trees (rebase.Options.PristineCheck); nil runs none.
 	PristineCheck func(up *pins.Upstream) rebase.PristineCheck
-	// Log receives a line per step; nil discards them.
+	// Log receives a line per step, and a heartbeat every Heartbeat while
+	// a tag's download or regression check runs; nil discards them.
 	Log io.Writer
+	// Heartbeat is the heartbeat's interval; zero means progress.Interval.
+	Heartbeat time.Duration
 }
 
 // Report is the outcome of one watch.
@@ -99,7 +103,7 @@ func Run(ctx context.Context, c pipeline.Config, f *pins.File, o Options) (*Repo
 			fmt.Fprintf(log, "watch: rebasing %s onto %s (%s)\n", up.Name, cand.Version, cand.Reason)
 			tr := &TagReport{Candidate: cand}
 			ur.Tags = append(ur.Tags, tr)
-			ro := rebase.Options{Upstream: up, Version: cand.Version}
+			ro := rebase.Options{Upstream: up, Version: cand.Version, Log: o.Log, Heartbeat: o.Heartbeat}
 			if o.PristineCheck != nil {
 				ro.PristineCheck = o.PristineCheck(up)
 			}

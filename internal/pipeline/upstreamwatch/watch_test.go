@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/pipelinetest"
+	"github.com/holdfast-dist/holdfast/internal/pipeline/rebase"
 )
 
 // fixture serves pinned v1.2.0, v1.2.1, v1.3.0 and v1.4.0 (and v1.1.0,
@@ -105,6 +108,7 @@ func TestReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
+		Schema    string
 		New       int
 		Upstreams []struct {
 			Tags []struct {
@@ -119,7 +123,7 @@ func TestReports(t *testing.T) {
 	if err := json.Unmarshal(js.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got.New != 3 || len(got.Upstreams) != 1 || len(got.Upstreams[0].Tags) != 3 {
+	if got.Schema != JSONSchema || got.New != 3 || len(got.Upstreams) != 1 || len(got.Upstreams[0].Tags) != 3 {
 		t.Fatalf("JSON:\n%s", js.String())
 	}
 	if tag := got.Upstreams[0].Tags[1]; tag.Version != "v1.3.0" || tag.Verdict != "offset" || tag.Patches[0].Status != "applies with offset" || tag.Patches[0].UpstreamFix != "" {
@@ -169,5 +173,60 @@ func TestRunUnknownUpstream(t *testing.T) {
 	_, err := Run(context.Background(), fx.Config, &pins.File{Upstreams: []*pins.Upstream{fx.Upstream}}, Options{Only: "nope"})
 	if err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// lockedBuffer is a log the heartbeat's goroutine and the test share.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestHeartbeat: the watch hands its log and interval to each rebase, so a
+// long regression check on a tag's pristine tree says it is alive. The
+// check returns only once it has seen its tag's heartbeat (or after a
+// minute, then saying so).
+func TestHeartbeat(t *testing.T) {
+	fx := fixture(t)
+	f := &pins.File{Upstreams: []*pins.Upstream{fx.Upstream}}
+	log := &lockedBuffer{}
+	// While a check runs only the heartbeat writes, after the tag's
+	// "watch: rebasing" line: its last line is this tag's heartbeat.
+	check := func(up *pins.Upstream) rebase.PristineCheck {
+		return func(ctx context.Context, tree string) (bool, string, error) {
+			deadline := time.Now().Add(time.Minute)
+			for time.Now().Before(deadline) {
+				lines := strings.Split(strings.TrimRight(log.String(), "\n"), "\n")
+				if strings.HasPrefix(lines[len(lines)-1], "  still running the regression tests on pristine ") {
+					return false, "heartbeat seen", nil
+				}
+				time.Sleep(time.Millisecond)
+			}
+			return false, "no heartbeat", nil
+		}
+	}
+	r, err := Run(context.Background(), fx.Config, f, Options{Log: log, Heartbeat: time.Millisecond, PristineCheck: check})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range r.Upstreams {
+		for _, tag := range u.Tags {
+			want := "  still running the regression tests on pristine " + tag.Version + " ("
+			if !strings.Contains(log.String(), want) || !strings.Contains(tag.Rebase.Pristine, "heartbeat seen") {
+				t.Errorf("%s: no heartbeat %q; pristine %q; log:\n%s", tag.Version, want, tag.Rebase.Pristine, log.String())
+			}
+		}
 	}
 }

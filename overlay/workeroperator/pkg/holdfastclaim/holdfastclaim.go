@@ -50,8 +50,9 @@ var claimPath = []string{"status", "activeController"}
 // The decision is the follower's own, read from the same environment, rather
 // than a flag main's glue sets: it cannot depend on which runs first.
 func NewClient(config *rest.Config, options client.Options) (client.Client, error) {
-	// Discard: the follower's glue already logs any invalid setting once.
-	if !hubfollow.ConfigFromEnv(os.LookupEnv, logr.Discard()).Enabled() {
+	// Discard: the follower's glue already logs any invalid setting once,
+	// and stops the worker on an error before any hub client is built.
+	if cfg, err := hubfollow.ConfigFromEnv(os.LookupEnv, logr.Discard()); err != nil || !cfg.Enabled() {
 		return client.New(config, options)
 	}
 	return NewClaimKeepingClient(config, options)
