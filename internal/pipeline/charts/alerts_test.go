@@ -112,9 +112,12 @@ func TestMetricNames(t *testing.T) {
 
 // recorder is a prometheus.Registerer that keeps the names of what is
 // registered on it, whether or not a vector has a series yet.
-type recorder struct{ names []string }
+type recorder struct{ names, labels []string }
 
-var descName = regexp.MustCompile(`fqName: "([^"]+)"`)
+var (
+	descName   = regexp.MustCompile(`fqName: "([^"]+)"`)
+	descLabels = regexp.MustCompile(`constLabels: \{([^}]*)\}, variableLabels: \{([^}]*)\}`)
+)
 
 func (r *recorder) Register(c prometheus.Collector) error {
 	ch := make(chan *prometheus.Desc)
@@ -122,6 +125,18 @@ func (r *recorder) Register(c prometheus.Collector) error {
 	for d := range ch {
 		if m := descName.FindStringSubmatch(d.String()); m != nil {
 			r.names = append(r.names, m[1])
+		}
+		if m := descLabels.FindStringSubmatch(d.String()); m != nil {
+			for _, pair := range strings.Split(m[1], ",") {
+				if name, _, ok := strings.Cut(pair, "="); ok {
+					r.labels = append(r.labels, name)
+				}
+			}
+			for _, name := range strings.Split(m[2], ",") {
+				if name != "" {
+					r.labels = append(r.labels, name)
+				}
+			}
 		}
 	}
 	return nil

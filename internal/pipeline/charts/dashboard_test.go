@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/holdfast-dist/holdfast/pkg/membercred"
 )
 
 // Dashboard is holdfast's Grafana dashboard, relative to the repository
@@ -42,9 +44,10 @@ type dashboardPanel struct {
 	Datasource *datasourceRef   `json:"datasource"`
 	Panels     []dashboardPanel `json:"panels"` // a collapsed row's
 	Targets    []struct {
-		RefID      string         `json:"refId"`
-		Expr       string         `json:"expr"`
-		Datasource *datasourceRef `json:"datasource"`
+		RefID        string         `json:"refId"`
+		Expr         string         `json:"expr"`
+		LegendFormat string         `json:"legendFormat"`
+		Datasource   *datasourceRef `json:"datasource"`
 	} `json:"targets"`
 }
 
@@ -109,6 +112,84 @@ func overlayMetrics(t *testing.T) []string {
 		t.Fatalf("no holdfast_build_info among the overlays' metrics %q", names)
 	}
 	return names
+}
+
+var (
+	hubfollowLabelList = regexp.MustCompile(`\[\]string\{("[a-z_]+"(?:,\s*"[a-z_]+")*)\}`)
+	overlayConstLabels = regexp.MustCompile(`prometheus\.Labels\{([^}]*)\}`)
+	quotedKey          = regexp.MustCompile(`"([a-z_]+)"\s*:`)
+	quotedName         = regexp.MustCompile(`"([a-z_]+)"`)
+)
+
+// targetLabels are what Prometheus adds to every scraped series (the
+// prometheus-operator's ServiceMonitor and PodMonitor set namespace and pod).
+var targetLabels = []string{"job", "instance", "namespace", "pod"}
+
+// exportedLabels are the label names of the exported metrics:
+// pkg/membercred's as registered, pkg/hubfollow's label lists and the
+// overlays' constant labels as written in their source, plus targetLabels.
+func exportedLabels(t *testing.T) []string {
+	t.Helper()
+	var r recorder
+	if _, err := membercred.NewMetrics(&r); err != nil {
+		t.Fatal(err)
+	}
+	labels := append(slices.Clone(targetLabels), r.labels...)
+	read := func(path string) string {
+		data, err := os.ReadFile(filepath.Join(repoRoot(t), path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	for _, m := range hubfollowLabelList.FindAllStringSubmatch(read("pkg/hubfollow/metrics.go"), -1) {
+		for _, q := range quotedName.FindAllStringSubmatch(m[1], -1) {
+			labels = append(labels, q[1])
+		}
+	}
+	for _, m := range overlayConstLabels.FindAllStringSubmatch(read("overlay/workeroperator/holdfast_version.go"), -1) {
+		for _, q := range quotedKey.FindAllStringSubmatch(m[1], -1) {
+			labels = append(labels, q[1])
+		}
+	}
+	for _, want := range []string{"cluster", "reason", "hub", "state", "version"} {
+		if !slices.Contains(labels, want) {
+			t.Fatalf("exported labels %q lack %s: the source moved, update this test", labels, want)
+		}
+	}
+	slices.Sort(labels)
+	return slices.Compact(labels)
+}
+
+var (
+	dashboardGrouping = regexp.MustCompile(`\b(?:by|without)\s*\(([^)]*)\)`)
+	legendLabel       = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
+)
+
+// TestDashboardLabelsExist: every label a query groups by and every label a
+// legend names is one the series carry: a misspelt label in by() folds
+// every series into one, and in a legend prints nothing, without an error.
+func TestDashboardLabelsExist(t *testing.T) {
+	d := readDashboard(t)
+	labels := exportedLabels(t)
+	for _, p := range d.allPanels() {
+		for _, target := range p.Targets {
+			var used []string
+			for _, m := range dashboardGrouping.FindAllStringSubmatch(target.Expr, -1) {
+				for _, l := range strings.Split(m[1], ",") {
+					used = append(used, strings.TrimSpace(l))
+				}
+			}
+			for _, m := range legendLabel.FindAllStringSubmatch(target.LegendFormat, -1) {
+				used = append(used, m[1])
+			}
+			for _, l := range used {
+				if !slices.Contains(labels, l) {
+					t.Errorf("panel %q query %s uses label %q, which no exported series carries (%s)", p.Title, target.RefID, l, strings.Join(labels, ", "))
+				}
+			}
+		}
+	}
 }
 
 // exportedMetrics are the holdfast_* and kubeslice_worker_hub_* names the
