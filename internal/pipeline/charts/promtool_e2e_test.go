@@ -216,12 +216,14 @@ func TestKarmadaAlertsFireOnSyntheticSeries(t *testing.T) {
 		failing += fmt.Sprintf(" %dx4", i)
 	}
 	alerts := r.alerts()
+	var tested []string
 	for _, alert := range slices.Sorted(maps.Keys(alerts)) {
 		reasons := reasonMatcher.FindAllStringSubmatch(alerts[alert], -1)
 		if len(reasons) != 1 || reasons[0][1] != "=" {
 			continue
 		}
 		reason := reasons[0][2]
+		tested = append(tested, reason)
 		fmt.Fprintf(&tests, `  - interval: 1m
     input_series:
       - series: 'holdfast_member_credential_refresh_failures_total{cluster="m1",reason="%[1]s"}'
@@ -236,6 +238,10 @@ func TestKarmadaAlertsFireOnSyntheticSeries(t *testing.T) {
         alertname: %[3]s
         exp_alerts:
 %[4]s`, reason, failing, alert, expected(alert, map[string]string{"cluster": "m1", "reason": reason}))
+	}
+	slices.Sort(tested)
+	if want := slices.Sorted(slices.Values(memberFailureReasons(t))); !slices.Equal(tested, want) {
+		t.Fatalf("reason alerts tested for %q, want one for each of %q", tested, want)
 	}
 	fmt.Fprintf(&tests, `  # Every request to m1 gets a persisting 401; m2 had one and recovered.
   - interval: 1m
