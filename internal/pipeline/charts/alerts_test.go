@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/yaml"
@@ -112,9 +112,12 @@ func TestMetricNames(t *testing.T) {
 
 // recorder is a prometheus.Registerer that keeps the names of what is
 // registered on it, whether or not a vector has a series yet.
-type recorder struct{ names []string }
+type recorder struct{ names, labels []string }
 
-var descName = regexp.MustCompile(`fqName: "([^"]+)"`)
+var (
+	descName   = regexp.MustCompile(`fqName: "([^"]+)"`)
+	descLabels = regexp.MustCompile(`constLabels: \{([^}]*)\}, variableLabels: \{([^}]*)\}`)
+)
 
 func (r *recorder) Register(c prometheus.Collector) error {
 	ch := make(chan *prometheus.Desc)
@@ -122,6 +125,18 @@ func (r *recorder) Register(c prometheus.Collector) error {
 	for d := range ch {
 		if m := descName.FindStringSubmatch(d.String()); m != nil {
 			r.names = append(r.names, m[1])
+		}
+		if m := descLabels.FindStringSubmatch(d.String()); m != nil {
+			for _, pair := range strings.Split(m[1], ",") {
+				if name, _, ok := strings.Cut(pair, "="); ok {
+					r.labels = append(r.labels, name)
+				}
+			}
+			for _, name := range strings.Split(m[2], ",") {
+				if name != "" {
+					r.labels = append(r.labels, name)
+				}
+			}
 		}
 	}
 	return nil
@@ -195,20 +210,231 @@ func checkExported(t *testing.T, r prometheusRule, exported []string) {
 	}
 }
 
-// TestKarmadaPrometheusRule: the standalone rule holds the two alerts of
-// docs/membercred.md, on metric names pkg/membercred registers.
+// RunbookBaseURL is where the runbook_url of every alert holdfast ships
+// points, followed by #<alert name in lower case>: GitHub's anchor of the
+// alert's "## <alert name>" section in docs/runbooks.md. The worker chart's
+// metrics.prometheusRule.runbookBaseURL defaults to it.
+const RunbookBaseURL = "https://github.com/holdfast-dist/holdfast/blob/main/docs/runbooks.md"
+
+// runbookSections lists the "## " headings of docs/runbooks.md.
+func runbookSections(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "runbooks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`(?m)^## (\S+)$`).FindAllStringSubmatch(string(data), -1) {
+		names = append(names, m[1])
+	}
+	return names
+}
+
+// membercredReasons are the values of the Reason* string constants declared
+// in the named files of pkg/membercred, read from the source so that a
+// reason added there is one the alerts' test knows about.
+func membercredReasons(t *testing.T, files ...string) []string {
+	t.Helper()
+	var reasons []string
+	for _, name := range files {
+		path := filepath.Join(repoRoot(t), "pkg", "membercred", name)
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range file.Decls {
+			gd, ok := decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, id := range vs.Names {
+					if !strings.HasPrefix(id.Name, "Reason") || i >= len(vs.Values) {
+						continue
+					}
+					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						if s, err := strconv.Unquote(lit.Value); err == nil {
+							reasons = append(reasons, s)
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(reasons) == 0 {
+		t.Fatalf("no Reason constant in pkg/membercred/%s", strings.Join(files, ", "))
+	}
+	return reasons
+}
+
+// memberFailureReasons are the reasons a member cluster's Secret read
+// records on holdfast_member_credential_refresh_failures_total: the token's
+// (secret.go) and the CA bundle's (cabundle.go). The kubeconfig and CA-file
+// reasons go to no metric a Karmada binary exports.
+func memberFailureReasons(t *testing.T) []string {
+	return membercredReasons(t, "secret.go", "cabundle.go")
+}
+
+var reasonMatcher = regexp.MustCompile(`\breason\s*(=~|!~|!=|=)\s*"([^"]*)"`)
+
+// equalReasons are the values an expression selects with reason="..." or
+// reason=~"a|b"; negative matchers select no one reason and are refused.
+func equalReasons(t *testing.T, alert, expr string) []string {
+	t.Helper()
+	var reasons []string
+	for _, m := range reasonMatcher.FindAllStringSubmatch(expr, -1) {
+		switch m[1] {
+		case "=":
+			reasons = append(reasons, m[2])
+		case "=~":
+			reasons = append(reasons, strings.Split(m[2], "|")...)
+		default:
+			t.Errorf("%s: %s%s%q selects reasons nobody named: name each", alert, "reason", m[1], m[2])
+		}
+	}
+	return reasons
+}
+
+func TestEqualReasons(t *testing.T) {
+	got := equalReasons(t, "x", `sum by (reason) (increase(a{reason="not_found",cluster!="c"}[5m])) or b{reason=~"get_error|nil_secret"}`)
+	if want := []string{"not_found", "get_error", "nil_secret"}; !slices.Equal(got, want) {
+		t.Errorf("equalReasons = %q, want %q", got, want)
+	}
+}
+
+// TestKarmadaPrometheusRule: the standalone rule pages for the
+// own-credential guard and for every reason a member credential fails, each
+// reason by an alert of its own (the fixes differ); every alert waits a
+// for:, links its runbook and selects only metrics and reasons
+// pkg/membercred really records.
 func TestKarmadaPrometheusRule(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(repoRoot(t), KarmadaPrometheusRule))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := parseRule(t, data)
-	want := map[string]string{
-		"KarmadaMemberCredentialRejected":   "increase(holdfast_member_credential_unauthorized_persisted_total[10m]) > 0",
-		"KarmadaMemberCredentialUnreadable": "increase(holdfast_member_credential_refresh_failures_total[15m]) > 0",
-	}
-	if got := r.alerts(); !maps.Equal(got, want) {
-		t.Errorf("alerts %q, want docs/membercred.md's %q", got, want)
+	got := r.alerts()
+	for name, expr := range map[string]string{
+		"KarmadaMemberCredentialRejected":  "increase(holdfast_member_credential_unauthorized_persisted_total[10m]) > 0",
+		"KarmadaOwnCredentialRejected":     "holdfast_own_credential_persisting_unauthorized > 0",
+		"KarmadaOwnCredentialGuardTripped": "increase(holdfast_own_credential_guard_tripped_total[30m]) > 0",
+	} {
+		if got[name] != expr {
+			t.Errorf("%s: expr %q, want %q", name, got[name], expr)
+		}
 	}
 	checkExported(t, r, membercredMetrics(t))
+
+	// refresh_failures_total is the only metric with a reason label the
+	// Karmada binaries export, so its reasons are the only ones to select.
+	known := memberFailureReasons(t)
+	byReason := map[string][]string{}
+	for alert, expr := range got {
+		for _, reason := range equalReasons(t, alert, expr) {
+			if !slices.Contains(known, reason) {
+				t.Errorf("%s selects reason %q, which pkg/membercred never records on a member (%s)", alert, reason, strings.Join(known, ", "))
+			}
+			byReason[reason] = append(byReason[reason], alert)
+		}
+	}
+	for _, reason := range known {
+		if alerts := byReason[reason]; len(alerts) != 1 {
+			t.Errorf("reason %q is selected by %q, want exactly one alert of its own", reason, alerts)
+		}
+	}
+	checkRunbooks(t, r)
+}
+
+// checkRunbooks: every alert of r waits a for: (one bad scrape or one
+// failed read pages nobody) and its runbook_url is its own section of
+// docs/runbooks.md, which exists: a page that links nowhere helps nobody
+// at 3 a.m.
+func checkRunbooks(t *testing.T, r prometheusRule) {
+	t.Helper()
+	sections := runbookSections(t)
+	for _, g := range r.Spec.Groups {
+		for _, rule := range g.Rules {
+			if d, err := time.ParseDuration(rule.For); err != nil || d <= 0 {
+				t.Errorf("%s: for: %q, want a positive duration", rule.Alert, rule.For)
+			}
+			if got, want := rule.Annotations["runbook_url"], RunbookBaseURL+"#"+strings.ToLower(rule.Alert); got != want {
+				t.Errorf("%s: runbook_url %q, want %q", rule.Alert, got, want)
+			}
+			if !slices.Contains(sections, rule.Alert) {
+				t.Errorf("%s: docs/runbooks.md has no section %q", rule.Alert, "## "+rule.Alert)
+			}
+		}
+	}
+}
+
+// TestRunbooksAreAlerts: every section of docs/runbooks.md is an alert
+// holdfast ships, so a renamed alert leaves no stale runbook behind.
+func TestRunbooksAreAlerts(t *testing.T) {
+	root := repoRoot(t)
+	var shipped string
+	for _, path := range []string{filepath.Join(WorkerOperatorDir, "templates", "prometheusrule.yaml"), KarmadaPrometheusRule, karmadaChartPatch} {
+		data, err := os.ReadFile(filepath.Join(root, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shipped += string(data)
+	}
+	for _, name := range runbookSections(t) {
+		if !regexp.MustCompile(`(?m)^\+?\s*- alert: ` + regexp.QuoteMeta(name) + `$`).MatchString(shipped) {
+			t.Errorf("docs/runbooks.md has a section %q, but no chart or rule file has that alert", name)
+		}
+	}
+}
+
+// karmadaChartPatch renders the Karmada chart's PrometheusRule; its alerts
+// have runbooks too.
+const karmadaChartPatch = "patches/karmada/1.18/0003-chart-holdfast-images-and-guard-flags.patch"
+
+// TestWorkerAlertsHaveRunbooks: every alert of the worker chart's rule
+// points its runbook_url at its own section of docs/runbooks.md, which
+// exists. (The template is read as text: its values are filled in only by
+// helm, which the e2e tests run.)
+func TestWorkerAlertsHaveRunbooks(t *testing.T) {
+	root := repoRoot(t)
+	tmpl, err := os.ReadFile(filepath.Join(root, WorkerOperatorDir, "templates", "prometheusrule.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := runbookSections(t)
+	alerts := regexp.MustCompile(`(?m)^\s*- alert: (\S+)$`).FindAllStringSubmatch(string(tmpl), -1)
+	if len(alerts) == 0 {
+		t.Fatal("no alert in the worker chart's prometheusrule.yaml")
+	}
+	for _, a := range alerts {
+		name := a[1]
+		if want := "runbook_url: {{ .Values.metrics.prometheusRule.runbookBaseURL }}#" + strings.ToLower(name) + "\n"; !strings.Contains(string(tmpl), want) {
+			t.Errorf("%s: no %q", name, strings.TrimSpace(want))
+		}
+		if !slices.Contains(sections, name) {
+			t.Errorf("%s: docs/runbooks.md has no section %q", name, "## "+name)
+		}
+	}
+}
+
+// TestWorkerRunbookBaseURLDefault: the worker chart's default runbook base
+// is the one the Karmada rule file uses, so both link the same document.
+func TestWorkerRunbookBaseURLDefault(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), WorkerOperatorDir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Metrics struct {
+			PrometheusRule struct {
+				RunbookBaseURL string `json:"runbookBaseURL"`
+			} `json:"prometheusRule"`
+		} `json:"metrics"`
+	}
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Metrics.PrometheusRule.RunbookBaseURL; got != RunbookBaseURL {
+		t.Errorf("metrics.prometheusRule.runbookBaseURL = %q, want %q", got, RunbookBaseURL)
+	}
 }

@@ -59,6 +59,10 @@ func TestWorkerOperatorRejectsBadValues(t *testing.T) {
 			want: "at '/metrics/prometheusRule/severity': 'very bad' does not match pattern"},
 		{name: "PrometheusRule label not a string", set: `{"metrics":{"prometheusRule":{"labels":{"prometheus":1}}}}`,
 			want: "at '/metrics/prometheusRule/labels/prometheus': got number, want string"},
+		{name: "runbook base with a fragment", set: `{"metrics":{"prometheusRule":{"runbookBaseURL":"https://wiki.example.com/runbooks#top"}}}`,
+			want: "at '/metrics/prometheusRule/runbookBaseURL': 'https://wiki.example.com/runbooks#top' does not match pattern"},
+		{name: "dashboard namespace no DNS label", set: `{"metrics":{"grafanaDashboard":{"enabled":true,"namespace":"Monitoring"}}}`,
+			want: "at '/metrics/grafanaDashboard/namespace': 'Monitoring' does not match pattern"},
 		// templates/_validate.tpl
 		{name: "another namespace", namespace: "default",
 			want: `install into namespace kubeslice-system (helm --namespace kubeslice-system --create-namespace), not "default"`},
