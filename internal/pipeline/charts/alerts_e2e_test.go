@@ -6,9 +6,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // TestWorkerOperatorPrometheusRule: off by default (nothing a user did not
@@ -57,13 +59,15 @@ func TestWorkerOperatorPrometheusRule(t *testing.T) {
 	checkExported(t, r, append(hubfollowMetrics(t), membercredMetrics(t)...))
 }
 
-// TestKarmadaChartPrometheusRule: the Karmada chart renders its two
-// alerts when asked, and nothing by default (the default manifests stay
-// upstream's but for the images). They are what patch 0003 carries: the
-// per-reason alerts of docs/alerts/karmada-prometheusrule.yaml reach the
-// chart only with a new revision of that patch, so until then the test
-// pins the chart's own two, the one they share must not drift from the
-// file, and each has a runbook.
+// TestKarmadaChartPrometheusRule: the Karmada chart renders nothing by
+// default (the default manifests stay upstream's but for the images) and,
+// enabled, the rules of docs/alerts/karmada-prometheusrule.yaml exactly:
+// same groups, alerts, expressions, for: and annotations, with only the
+// severity and the runbook base URL taken from the values. Users of the
+// chart and of the file then get the same pages, and the file's own tests
+// (runbooks, reasons, promtool) cover the chart too. The summaries carry
+// Prometheus's own {{ $labels.cluster }}, so the comparison also catches a
+// template that lets helm eat it.
 func TestKarmadaChartPrometheusRule(t *testing.T) {
 	f := setup(t)
 	for name := range f.render(t, f.karmada, karmadaNamespace) {
@@ -71,48 +75,62 @@ func TestKarmadaChartPrometheusRule(t *testing.T) {
 			t.Errorf("%s rendered by default", name)
 		}
 	}
-	objs := f.render(t, f.karmada, karmadaNamespace,
-		"--values", valuesFile(t, `{"holdfast":{"prometheusRule":{"enabled":true,"severity":"critical","labels":{"prometheus":"main"}}}}`))
-	var doc []byte
-	for name, d := range objs {
-		if strings.HasPrefix(name, "PrometheusRule/") {
-			doc = d
-		}
-	}
-	if doc == nil {
-		t.Fatalf("no PrometheusRule rendered (have %s)", objs.names())
-	}
-	r := parseRule(t, doc)
-	if r.Metadata.Namespace != karmadaNamespace || r.Metadata.Labels["prometheus"] != "main" {
-		t.Errorf("metadata %+v, want namespace %s and the label prometheus=main", r.Metadata, karmadaNamespace)
-	}
-	want := map[string]string{
-		"KarmadaMemberCredentialRejected":   "increase(holdfast_member_credential_unauthorized_persisted_total[10m]) > 0",
-		"KarmadaMemberCredentialUnreadable": "increase(holdfast_member_credential_refresh_failures_total[15m]) > 0",
-	}
-	got := r.alerts()
-	if !maps.Equal(got, want) {
-		t.Errorf("chart alerts\n  %q\nwant patch 0003's\n  %q", got, want)
-	}
 	docs, err := os.ReadFile(filepath.Join(f.root, KarmadaPrometheusRule))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sections := runbookSections(t)
-	for name, expr := range got {
-		if d, ok := parseRule(t, docs).alerts()[name]; ok && d != expr {
-			t.Errorf("%s: chart expr %q, %s's %q", name, expr, KarmadaPrometheusRule, d)
-		}
-		if !slices.Contains(sections, name) {
-			t.Errorf("%s: docs/runbooks.md has no section %q", name, "## "+name)
-		}
-	}
-	for _, g := range r.Spec.Groups {
-		for _, rule := range g.Rules {
-			if rule.Labels["severity"] != "critical" || !strings.Contains(rule.Annotations["summary"], "{{ $labels.cluster }}") {
-				t.Errorf("%s: labels %v, annotations %v; want severity critical and a summary templated by Prometheus", rule.Alert, rule.Labels, rule.Annotations)
+	for _, tc := range []struct{ name, values, base string }{
+		{"default runbooks", `{"holdfast":{"prometheusRule":{"enabled":true,"severity":"critical","labels":{"prometheus":"main"}}}}`, RunbookBaseURL},
+		{"own runbooks", `{"holdfast":{"prometheusRule":{"enabled":true,"severity":"critical","labels":{"prometheus":"main"},"runbookBaseURL":"https://wiki.example.com/holdfast/runbooks"}}}`, "https://wiki.example.com/holdfast/runbooks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := f.render(t, f.karmada, karmadaNamespace, "--values", valuesFile(t, tc.values))
+			var doc []byte
+			for name, d := range objs {
+				if strings.HasPrefix(name, "PrometheusRule/") {
+					if doc != nil {
+						t.Errorf("more than one PrometheusRule rendered (have %s)", objs.names())
+					}
+					doc = d
+				}
 			}
-		}
+			if doc == nil {
+				t.Fatalf("no PrometheusRule rendered (have %s)", objs.names())
+			}
+			r := parseRule(t, doc)
+			if r.Metadata.Namespace != karmadaNamespace || r.Metadata.Labels["prometheus"] != "main" {
+				t.Errorf("metadata %+v, want namespace %s and the label prometheus=main", r.Metadata, karmadaNamespace)
+			}
+
+			// The file as the chart should render it with these values.
+			want := parseRule(t, docs)
+			for gi, g := range want.Spec.Groups {
+				for ri, rule := range g.Rules {
+					if rule.Labels["severity"] == "" {
+						t.Fatalf("%s: %s has no severity label to replace", rule.Alert, KarmadaPrometheusRule)
+					}
+					rule.Labels["severity"] = "critical"
+					url, ok := strings.CutPrefix(rule.Annotations["runbook_url"], RunbookBaseURL+"#")
+					if !ok {
+						t.Fatalf("%s: %s's runbook_url %q is not under %s", rule.Alert, KarmadaPrometheusRule, rule.Annotations["runbook_url"], RunbookBaseURL)
+					}
+					rule.Annotations["runbook_url"] = tc.base + "#" + url
+					want.Spec.Groups[gi].Rules[ri] = rule
+				}
+			}
+			if !reflect.DeepEqual(r.Spec, want.Spec) {
+				got, _ := yaml.Marshal(r.Spec)
+				exp, _ := yaml.Marshal(want.Spec)
+				t.Errorf("chart's rules differ from %s's:\n--- chart\n%s\n--- want\n%s", KarmadaPrometheusRule, got, exp)
+			}
+			checkExported(t, r, membercredMetrics(t))
+		})
 	}
-	checkExported(t, r, membercredMetrics(t))
+
+	// A base with a fragment would make every runbook_url link nowhere.
+	out, err := f.helm.Run(t.Context(), "template", "rel", f.karmada.Path, "--namespace", karmadaNamespace, "--values",
+		valuesFile(t, `{"holdfast":{"prometheusRule":{"enabled":true,"runbookBaseURL":"https://wiki.example.com/runbooks#top"}}}`))
+	if want := `holdfast.prometheusRule.runbookBaseURL "https://wiki.example.com/runbooks#top": want a URL without a #fragment`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("runbookBaseURL with a #fragment: error %v (output %.400s); want one saying %q", err, out, want)
+	}
 }

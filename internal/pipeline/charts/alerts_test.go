@@ -1,6 +1,7 @@
 package charts
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -16,12 +17,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/yaml"
 
+	"github.com/holdfast-dist/holdfast/internal/pipeline/patchset"
 	"github.com/holdfast-dist/holdfast/pkg/membercred"
 )
 
 // KarmadaPrometheusRule is the standalone rule for the Karmada binaries,
-// relative to the repository root (the Karmada chart is upstream's and
-// carries no template for it).
+// relative to the repository root; patch 0003's template renders the same
+// rules in the Karmada chart.
 const KarmadaPrometheusRule = "docs/alerts/karmada-prometheusrule.yaml"
 
 // prometheusRule is the part of a monitoring.coreos.com/v1 PrometheusRule
@@ -387,8 +389,8 @@ func TestRunbooksAreAlerts(t *testing.T) {
 	}
 }
 
-// karmadaChartPatch renders the Karmada chart's PrometheusRule; its alerts
-// have runbooks too.
+// karmadaChartPatch adds the Karmada chart's PrometheusRule template, whose
+// alerts are the rule file's.
 const karmadaChartPatch = "patches/karmada/1.18/0003-chart-holdfast-images-and-guard-flags.patch"
 
 // TestWorkerAlertsHaveRunbooks: every alert of the worker chart's rule
@@ -436,5 +438,67 @@ func TestWorkerRunbookBaseURLDefault(t *testing.T) {
 	}
 	if got := v.Metrics.PrometheusRule.RunbookBaseURL; got != RunbookBaseURL {
 		t.Errorf("metrics.prometheusRule.runbookBaseURL = %q, want %q", got, RunbookBaseURL)
+	}
+}
+
+// karmadaChartRuleTemplate is the Karmada chart's PrometheusRule template,
+// read from the new file patch 0003 adds.
+func karmadaChartRuleTemplate(t *testing.T) string {
+	t.Helper()
+	p, err := patchset.Load(filepath.Join(repoRoot(t), karmadaChartPatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const target = "charts/karmada/templates/holdfast-prometheusrule.yaml"
+	for _, f := range p.Files {
+		if patchset.Target(f) != target {
+			continue
+		}
+		if !f.IsNew || len(f.TextFragments) != 1 {
+			t.Fatalf("%s: %s is not a new file of one hunk", karmadaChartPatch, target)
+		}
+		var b strings.Builder
+		for _, l := range f.TextFragments[0].Lines {
+			b.WriteString(l.Line)
+		}
+		return b.String()
+	}
+	t.Fatalf("%s adds no %s", karmadaChartPatch, target)
+	return ""
+}
+
+// TestKarmadaChartRuleTemplateFollowsFile: without helm, the chart's
+// template has each alert of docs/alerts/karmada-prometheusrule.yaml, in
+// the file's order, with its expression, its for: and its runbook_url on
+// holdfast.prometheusRule.runbookBaseURL, and no other alert. (The e2e
+// TestKarmadaChartPrometheusRule compares what helm renders in full.)
+func TestKarmadaChartRuleTemplateFollowsFile(t *testing.T) {
+	tmpl := karmadaChartRuleTemplate(t)
+	data, err := os.ReadFile(filepath.Join(repoRoot(t), KarmadaPrometheusRule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, g := range parseRule(t, data).Spec.Groups {
+		for _, rule := range g.Rules {
+			want = append(want, rule.Alert)
+			block := fmt.Sprintf("- alert: %s\n          expr: %s\n          for: %s\n", rule.Alert, rule.Expr, rule.For)
+			if !strings.Contains(tmpl, block) {
+				t.Errorf("%s: the chart's template has no\n%s", rule.Alert, block)
+			}
+			if url := "runbook_url: {{ $runbooks }}#" + strings.ToLower(rule.Alert) + "\n"; !strings.Contains(tmpl, url) {
+				t.Errorf("%s: the chart's template has no %q", rule.Alert, strings.TrimSpace(url))
+			}
+		}
+	}
+	var got []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*- alert: (\S+)$`).FindAllStringSubmatch(tmpl, -1) {
+		got = append(got, m[1])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the chart's alerts\n  %q\nwant %s's\n  %q", got, KarmadaPrometheusRule, want)
+	}
+	if want := "$runbooks := required "; !strings.Contains(tmpl, want) || !strings.Contains(tmpl, "$rule.runbookBaseURL") {
+		t.Errorf("the chart's template does not take $runbooks from holdfast.prometheusRule.runbookBaseURL")
 	}
 }
