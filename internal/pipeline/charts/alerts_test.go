@@ -441,15 +441,15 @@ func TestWorkerRunbookBaseURLDefault(t *testing.T) {
 	}
 }
 
-// karmadaChartRuleTemplate is the Karmada chart's PrometheusRule template,
-// read from the new file patch 0003 adds.
-func karmadaChartRuleTemplate(t *testing.T) string {
+// karmadaChartPatchFile is the content of target, a file patch 0003 adds
+// to the Karmada tree (the chart is upstream's: holdfast's files reach it
+// only through the patch).
+func karmadaChartPatchFile(t *testing.T, target string) string {
 	t.Helper()
 	p, err := patchset.Load(filepath.Join(repoRoot(t), karmadaChartPatch))
 	if err != nil {
 		t.Fatal(err)
 	}
-	const target = "charts/karmada/templates/holdfast-prometheusrule.yaml"
 	for _, f := range p.Files {
 		if patchset.Target(f) != target {
 			continue
@@ -473,7 +473,7 @@ func karmadaChartRuleTemplate(t *testing.T) string {
 // holdfast.prometheusRule.runbookBaseURL, and no other alert. (The e2e
 // TestKarmadaChartPrometheusRule compares what helm renders in full.)
 func TestKarmadaChartRuleTemplateFollowsFile(t *testing.T) {
-	tmpl := karmadaChartRuleTemplate(t)
+	tmpl := karmadaChartPatchFile(t, "charts/karmada/templates/holdfast-prometheusrule.yaml")
 	data, err := os.ReadFile(filepath.Join(repoRoot(t), KarmadaPrometheusRule))
 	if err != nil {
 		t.Fatal(err)

@@ -15,8 +15,9 @@ import (
 )
 
 // Dashboard is holdfast's Grafana dashboard, relative to the repository
-// root; the worker chart carries a copy (WorkerOperatorDashboard) because a
-// chart packages only files under its own directory.
+// root; the worker chart carries a copy (WorkerOperatorDashboard), and
+// patch 0003 of the Karmada chart adds one (karmadaChartDashboard), because
+// a chart packages only files under its own directory.
 const (
 	Dashboard               = "docs/dashboards/holdfast.json"
 	WorkerOperatorDashboard = WorkerOperatorDir + "/dashboards/holdfast.json"
@@ -282,5 +283,22 @@ func TestDashboardChartCopyIsTheDocs(t *testing.T) {
 	}
 	if !bytes.Equal(docs, chart) {
 		t.Errorf("%s differs from %s: cp %s %s", WorkerOperatorDashboard, Dashboard, Dashboard, WorkerOperatorDashboard)
+	}
+}
+
+// karmadaChartDashboard is the Karmada chart's copy of the dashboard, a new
+// file of patch 0003, relative to the Karmada tree.
+const karmadaChartDashboard = "charts/karmada/dashboards/holdfast.json"
+
+// TestDashboardKarmadaChartCopyIsTheDocs: patch 0003 adds the dashboard of
+// docs/ to the Karmada chart byte for byte, so a change to the dashboard
+// that skips the patch fails here rather than shipping a stale copy.
+func TestDashboardKarmadaChartCopyIsTheDocs(t *testing.T) {
+	docs, err := os.ReadFile(filepath.Join(repoRoot(t), Dashboard))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chart := karmadaChartPatchFile(t, karmadaChartDashboard); chart != string(docs) {
+		t.Errorf("%s's %s differs from %s: regenerate that file's hunk from %s", karmadaChartPatch, karmadaChartDashboard, Dashboard, Dashboard)
 	}
 }
