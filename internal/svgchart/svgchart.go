@@ -64,7 +64,7 @@ type BarChart struct {
 // The geometry is fixed: a report's pictures compare at a glance only if
 // they share a size.
 const (
-	width      = 720
+	width      = 820
 	plotLeft   = 80
 	plotRight  = 560 // the legend sits right of it
 	plotTop    = 50
