@@ -123,17 +123,50 @@ func px(f float64) string { return strconv.FormatFloat(math.Round(f*10)/10, 'f',
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
-func (w *svgWriter) open(height int, title string) {
+func (w *svgWriter) open(height int, title []string) {
 	w.printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
-	w.printf("<title>%s</title>\n", w.esc(title))
+	w.printf("<title>%s</title>\n", w.esc(strings.Join(title, " ")))
 	w.printf(`<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", width, height)
-	w.printf(`<text x="%d" y="24" font-size="15" font-weight="bold">%s</text>`+"\n", plotLeft, w.esc(title))
+	for i, line := range title {
+		w.printf(`<text x="10" y="%d" font-size="15" font-weight="bold">%s</text>`+"\n", 24+titleLine*i, w.esc(line))
+	}
 }
 
 func (w *svgWriter) notes(y int, notes []string) {
 	for i, n := range notes {
 		w.printf(`<text class="note" x="%d" y="%d">%s</text>`+"\n", 10, y+16*i, w.esc(n))
 	}
+}
+
+// Text is not measured, so lines are wrapped at a count of characters
+// that fits the width at the font's size: a scenario's name is a sentence,
+// and a line past the edge would be cut off.
+const (
+	titleChars = 85
+	noteChars  = 120
+	titleLine  = 18
+)
+
+// wrap breaks each of texts into lines of at most n characters at spaces
+// (a longer word keeps a line of its own).
+func wrap(n int, texts ...string) []string {
+	var out []string
+	for _, t := range texts {
+		line := ""
+		for _, word := range strings.Fields(t) {
+			switch {
+			case line == "":
+				line = word
+			case len([]rune(line))+1+len([]rune(word)) <= n:
+				line += " " + word
+			default:
+				out = append(out, line)
+				line = word
+			}
+		}
+		out = append(out, line)
+	}
+	return out
 }
 
 // SVG renders the chart, or says why it cannot: no series, a series with no
@@ -163,16 +196,18 @@ func (c LineChart) SVG() ([]byte, error) {
 		return nil, fmt.Errorf("line chart %q: y: %w", c.Title, err)
 	}
 	xmin, xmax, ymin, ymax := xt[0], xt[len(xt)-1], yt[0], yt[len(yt)-1]
-	plotBottom := plotTop + plotHeight
+	title, notes := wrap(titleChars, c.Title), wrap(noteChars, c.Notes...)
+	top := plotTop + titleLine*(len(title)-1)
+	plotBottom := top + plotHeight
 	sx := func(x float64) float64 { return plotLeft + (x-xmin)/(xmax-xmin)*(plotRight-plotLeft) }
 	sy := func(y float64) float64 { return float64(plotBottom) - (y-ymin)/(ymax-ymin)*plotHeight }
 
 	var w svgWriter
-	height := plotBottom + 60 + 16*len(c.Notes)
-	w.open(height, c.Title)
+	height := plotBottom + 60 + 16*len(notes)
+	w.open(height, title)
 	w.printf(`<g class="axes" stroke="#333333">` + "\n")
 	w.printf(`<line x1="%d" y1="%d" x2="%d" y2="%d"/>`+"\n", plotLeft, plotBottom, plotRight, plotBottom)
-	w.printf(`<line x1="%d" y1="%d" x2="%d" y2="%d"/>`+"\n", plotLeft, plotTop, plotLeft, plotBottom)
+	w.printf(`<line x1="%d" y1="%d" x2="%d" y2="%d"/>`+"\n", plotLeft, top, plotLeft, plotBottom)
 	w.printf("</g>\n")
 	for _, t := range xt {
 		x := px(sx(t))
@@ -183,7 +218,7 @@ func (c LineChart) SVG() ([]byte, error) {
 		w.printf(`<line x1="%d" y1="%s" x2="%d" y2="%s" stroke="#dddddd"/><text class="tick" x="%d" y="%s" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", plotLeft, y, plotRight, y, plotLeft-6, y, num(t))
 	}
 	w.printf(`<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", (plotLeft+plotRight)/2, plotBottom+38, w.esc(c.XLabel))
-	w.printf(`<text x="16" y="%d" text-anchor="middle" transform="rotate(-90 16 %d)">%s</text>`+"\n", plotTop+plotHeight/2, plotTop+plotHeight/2, w.esc(c.YLabel))
+	w.printf(`<text x="16" y="%d" text-anchor="middle" transform="rotate(-90 16 %d)">%s</text>`+"\n", top+plotHeight/2, top+plotHeight/2, w.esc(c.YLabel))
 	for i, s := range c.Series {
 		colour := palette[i%len(palette)]
 		w.printf(`<g class="series" data-name="%s">`+"\n", w.esc(s.Name))
@@ -197,11 +232,11 @@ func (c LineChart) SVG() ([]byte, error) {
 				px(sx(p.X)), px(sy(p.Y)), colour, num(p.X), num(p.Y), w.attrs(p.Attrs), w.esc(p.Title))
 		}
 		w.printf("</g>\n")
-		ly := plotTop + 10 + 20*i
+		ly := top + 10 + 20*i
 		w.printf(`<g class="legend"><line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d" dominant-baseline="middle">%s</text></g>`+"\n",
 			plotRight+15, ly, plotRight+35, ly, colour, plotRight+40, ly, w.esc(s.Name))
 	}
-	w.notes(plotBottom+56, c.Notes)
+	w.notes(plotBottom+56, notes)
 	w.printf("</svg>\n")
 	return w.Bytes(), nil
 }
@@ -235,18 +270,20 @@ func (c BarChart) SVG() ([]byte, error) {
 	left, right := labelWidth, width-40
 	sx := func(v float64) float64 { return float64(left) + (v-vmin)/(vmax-vmin)*float64(right-left) }
 	rowH := barHeight + 6
-	plotBottom := plotTop + rows*rowH + 4
+	title, notes := wrap(titleChars, c.Title), wrap(noteChars, c.Notes...)
+	top := plotTop + titleLine*(len(title)-1)
+	plotBottom := top + rows*rowH + 4
 
 	var w svgWriter
-	height := plotBottom + 50 + 16*len(c.Notes)
-	w.open(height, c.Title)
+	height := plotBottom + 50 + 16*len(notes)
+	w.open(height, title)
 	for _, v := range t {
 		x := px(sx(v))
-		w.printf(`<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#dddddd"/><text class="tick" x="%s" y="%d" text-anchor="middle">%s</text>`+"\n", x, plotTop, x, plotBottom, x, plotBottom+16, num(v))
+		w.printf(`<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="#dddddd"/><text class="tick" x="%s" y="%d" text-anchor="middle">%s</text>`+"\n", x, top, x, plotBottom, x, plotBottom+16, num(v))
 	}
 	w.printf(`<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333333"/>`+"\n", left, plotBottom, right, plotBottom)
 	w.printf(`<text x="%d" y="%d" text-anchor="middle">%s</text>`+"\n", (left+right)/2, plotBottom+36, w.esc(c.Unit))
-	y := plotTop
+	y := top
 	for i, l := range c.Lanes {
 		colour := palette[i%len(palette)]
 		w.printf(`<g class="lane" data-name="%s">`+"\n", w.esc(l.Name))
@@ -264,7 +301,7 @@ func (c BarChart) SVG() ([]byte, error) {
 		}
 		w.printf("</g>\n")
 	}
-	w.notes(plotBottom+52, c.Notes)
+	w.notes(plotBottom+52, notes)
 	w.printf("</svg>\n")
 	return w.Bytes(), nil
 }

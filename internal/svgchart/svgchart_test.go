@@ -3,6 +3,7 @@ package svgchart
 import (
 	"bytes"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -231,5 +232,49 @@ func TestMarksRefusesBrokenXML(t *testing.T) {
 		if _, err := Marks([]byte(doc)); err == nil {
 			t.Errorf("Marks(%q) = nil error", doc)
 		}
+	}
+}
+
+// A title of a sentence's length is wrapped, not run past the edge, and
+// the plot moves down under it; the whole of it stays the SVG's <title>.
+func TestLongTitleWraps(t *testing.T) {
+	long := strings.Repeat("rotation through the deployed chart ", 6)
+	c := bars()
+	c.Title = long
+	svg, err := c.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Marks(svg); err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, l := range strings.Split(string(svg), "\n") {
+		if strings.Contains(l, `font-size="15"`) {
+			lines++
+			if text := l[strings.Index(l, ">")+1 : strings.LastIndex(l, "<")]; len(text) > titleChars {
+				t.Errorf("a title line of %d characters: %q", len(text), text)
+			}
+		}
+	}
+	if lines < 3 {
+		t.Errorf("a %d-character title took %d lines", len(long), lines)
+	}
+	if !bytes.Contains(svg, []byte("<title>"+strings.TrimSpace(long)+"</title>")) {
+		t.Error("the SVG's <title> is not the whole title")
+	}
+	short, _ := bars().SVG()
+	firstBarY := func(svg []byte) string {
+		m := regexp.MustCompile(`<rect class="bar" x="[^"]*" y="([0-9]+)"`).FindSubmatch(svg)
+		if m == nil {
+			t.Fatalf("no bar in\n%s", svg)
+		}
+		return string(m[1])
+	}
+	if a, b := firstBarY(short), firstBarY(svg); a != "75" || b != "111" {
+		t.Errorf("the first bar is at y=%s under a one-line title and y=%s under three lines, want 75 and 111", a, b)
+	}
+	if got := wrap(10, "a bb ccccccccccccc d", ""); strings.Join(got, "|") != "a bb|ccccccccccccc|d|" {
+		t.Errorf("wrap = %q", got)
 	}
 }
