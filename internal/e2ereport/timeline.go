@@ -48,7 +48,7 @@ func (r Report) Timelines() []Timeline {
 		lane := svgchart.Lane{Name: fmt.Sprintf("%s (%s)", sc.Binary, sc.Result)}
 		for _, n := range names {
 			d := sc.Timings[n]
-			lane.Bars = append(lane.Bars, svgchart.Bar{Label: n, Value: d.Seconds(),
+			lane.Bars = append(lane.Bars, svgchart.Bar{Label: n, Value: d.Seconds(), Text: formatDuration(d),
 				Title: fmt.Sprintf("%s, %s: %s", sc.Binary, n, formatDuration(d)),
 				Attrs: []svgchart.Attr{{Name: "binary", Value: sc.Binary}, {Name: "ms", Value: strconv.FormatInt(d.Milliseconds(), 10)}}})
 		}

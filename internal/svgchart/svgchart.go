@@ -44,6 +44,9 @@ type LineChart struct {
 type Bar struct {
 	Label string
 	Value float64
+	// Text, when set, is printed right of the bar: a bar of a few
+	// milliseconds beside one of a minute is otherwise invisible.
+	Text  string
 	Title string
 	Attrs []Attr
 }
@@ -297,6 +300,9 @@ func (c BarChart) SVG() ([]byte, error) {
 			w.printf(`<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", 20, y+rowH/2, w.esc(b.Label))
 			w.printf(`<rect class="bar" x="%s" y="%d" width="%s" height="%d" fill="%s" data-label="%s" data-value="%s"%s><title>%s</title></rect>`+"\n",
 				px(x0), y+3, px(x1-x0), barHeight, colour, w.esc(b.Label), num(b.Value), w.attrs(b.Attrs), w.esc(b.Title))
+			if b.Text != "" {
+				w.printf(`<text class="value" x="%s" y="%d" dominant-baseline="middle">%s</text>`+"\n", px(x1+4), y+rowH/2, w.esc(b.Text))
+			}
 			y += rowH
 		}
 		w.printf("</g>\n")

@@ -87,7 +87,7 @@ func TestDeterministic(t *testing.T) {
 func bars() BarChart {
 	return BarChart{Title: "rotation", Unit: "seconds from each timing's start",
 		Lanes: []Lane{
-			{Name: "patched", Bars: []Bar{{Label: "member-restart", Value: 1.5, Title: "1.5s"}, {Label: "restart-to-recovered", Value: 0.25}}},
+			{Name: "patched", Bars: []Bar{{Label: "member-restart", Value: 1.5, Text: "1.5 s <&>", Title: "1.5s"}, {Label: "restart-to-recovered", Value: 0.25}}},
 			{Name: "pristine", Bars: []Bar{{Label: "blind-window", Value: 30, Attrs: []Attr{{"seconds", "30"}}}}},
 		}}
 }
@@ -100,6 +100,9 @@ func TestBarChartMarksAreTheInput(t *testing.T) {
 	marks, err := Marks(svg)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, svg)
+	}
+	if !bytes.Contains(svg, []byte(`>1.5 s &lt;&amp;&gt;</text>`)) {
+		t.Errorf("the bar's text is not printed, escaped:\n%s", svg)
 	}
 	want := []Mark{
 		{Kind: "bar", Series: "patched", Title: "1.5s", Data: map[string]string{"label": "member-restart", "value": "1.5"}},
