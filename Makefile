@@ -245,7 +245,7 @@ scale: ## Rotation storm across K member clusters (not part of test): make scale
 	SCALE_K=$(K) SCALE_TIMEOUT=$(SCALE_TIMEOUT) SCALE_STATUS_PERIOD=$(STATUS_PERIOD) SCALE_MEMBER_APISERVERS=$(MEMBER_APISERVERS) SCALE_CONTROLLER_MANAGER_FLAGS="$(CONTROLLER_MANAGER_FLAGS)" SCALE_MERGE=$(MERGE) $(GO) test -tags scale -count=1 -timeout 180m -run '^TestScale$$' -v ./e2e/scale/
 
 .PHONY: scale-report
-scale-report: ## Judge _output/reports/scale.json again and render scale.md from it, without measuring again (after a change of the targets' rules); see docs/scale.md.
+scale-report: ## Judge _output/reports/scale.json again and render scale.md and its charts (scale-p99.svg, scale-requests.svg) from it, without measuring again (after a change of the targets' rules); see docs/scale.md.
 	$(GO) run ./e2e/cmd/scale-report
 
 # --- images (internal/pipeline/image, images/) ------------------------------

@@ -226,7 +226,8 @@ func (run Run) credentials(component string) (Credentials, bool) {
 // ControllerManager is the component whose figures the targets name.
 const ControllerManager = "karmada-controller-manager"
 
-// Write writes dir/scale.json and dir/scale.md.
+// Write writes dir/scale.json, the charts (P99Chart, RequestsChart) and
+// dir/scale.md.
 func (r *Report) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -240,6 +241,9 @@ func (r *Report) Write(dir string) error {
 	// worst a new scale.json beside the old scale.md, which
 	// make scale-report renders again.
 	if err := writeAside(dir, "scale.json", append(data, '\n')); err != nil {
+		return err
+	}
+	if err := r.writeCharts(dir); err != nil {
 		return err
 	}
 	return writeAside(dir, "scale.md", []byte(r.Markdown()))
@@ -288,6 +292,15 @@ func (r *Report) Markdown() string {
 	}
 	if curve := r.curve(); curve != "" {
 		b.WriteString("\n## Recovery (p99) against K\n\n" + curve)
+	}
+	if figs := r.figures(); len(figs) > 0 {
+		b.WriteString("\n## Curves\n\nThe on-time storm's p99 and the member kube-apiservers' requests (every request in their audit logs over the window, divided by K) per build; a point's tooltip holds its figure.\n\n")
+		for i, f := range figs {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "![%s](%s)\n", f.alt, f.file)
+		}
 	}
 	for _, k := range r.Ks {
 		fmt.Fprintf(&b, "\n## K = %d", k)

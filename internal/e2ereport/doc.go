@@ -14,7 +14,9 @@
 // _output/reports/e2e/<suite>.json. The suites run as separate test
 // binaries, possibly in parallel, so they never share a file; the
 // e2e-report command merges the per-suite files afterwards into one
-// Markdown table per suite plus a JSON document of the same content.
+// Markdown table per suite plus a JSON document of the same content, and
+// a picture of each rotation scenario's timings per build (Timelines,
+// drawn with internal/svgchart).
 //
 // A scenario's Result is what the binary showed and Expected what Catalog
 // requires of it (the suites do not choose it; a row whose Expected is not

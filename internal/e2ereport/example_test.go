@@ -32,4 +32,12 @@ func ExampleReport_Markdown() {
 	// |---|---|---|---|---|---|---|---|
 	// | rotation | pristine | red-as-expected | red-as-expected | yes | 52s |  |  |
 	// | rotation | patched | pass | pass | yes | 26s | restart-to-recovered 2s |  |
+	//
+	// ## Rotation timings
+	//
+	// The timings of each rotation scenario, a lane per build (e2e-report writes the pictures beside this file). Each bar is one timing of the row, from its own start (its name says which: member-restart from the kill, restart-to-recovered from the restart); the rows carry no common clock.
+	//
+	// karmada-rotation / rotation:
+	//
+	// ![rotation timings per build](e2e-timeline-karmada-rotation-rotation.svg)
 }

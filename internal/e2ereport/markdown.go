@@ -55,6 +55,13 @@ func (r Report) Markdown() []byte {
 		}
 	}
 
+	if tls := r.Timelines(); len(tls) > 0 {
+		b.WriteString("\n## Rotation timings\n\nThe timings of each rotation scenario, a lane per build (e2e-report writes the pictures beside this file). " + timelineNote + "\n")
+		for _, t := range tls {
+			fmt.Fprintf(&b, "\n%s / %s:\n\n![%s timings per build](%s)\n", cell(t.Suite), cell(t.Scenario), altEscaper.Replace(cell(t.Scenario)), t.File)
+		}
+	}
+
 	versions := r.Versions()
 	if len(versions) > 0 {
 		b.WriteString("\n## Versions\n\n| Component | Version |\n|---|---|\n")
@@ -95,6 +102,9 @@ func notes(ns []string) string {
 // the cell, and angle brackets would be read as HTML (a note saying
 // "<redacted>" would vanish from the rendered page).
 var cellEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "&", "&amp;", "<", "&lt;", ">", "&gt;", "\r\n", "<br>", "\n", "<br>")
+
+// altEscaper keeps a scenario's name inside an image's [alt text].
+var altEscaper = strings.NewReplacer("[", `\[`, "]", `\]`)
 
 func cell(s string) string {
 	return cellEscaper.Replace(strings.TrimSpace(s))

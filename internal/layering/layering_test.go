@@ -25,7 +25,7 @@ const (
 // kind imports (docs/layout.md says which). A new package goes under the one
 // kind that uses it; it joins this list only when the import graph puts it
 // under two.
-var sharedLeaves = []string{"e2ereport", "logtail", "modproxytest", "toolcache"}
+var sharedLeaves = []string{"e2ereport", "logtail", "modproxytest", "svgchart", "toolcache"}
 
 // repoRoot is the holdfast checkout, two levels up from internal/layering.
 func repoRoot(t *testing.T) string {

@@ -53,6 +53,9 @@ func run(args []string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
+	if err := writeTimelines(out, rep); err != nil {
+		return err
+	}
 	if err := os.WriteFile(mdPath, rep.Markdown(), 0o644); err != nil {
 		return err
 	}
@@ -74,6 +77,31 @@ func run(args []string) error {
 	}
 	if *strict && len(unmet)+len(missing) > 0 {
 		return fmt.Errorf("%d scenarios did not show the expected result (skipped included), %d have no row", len(unmet), len(missing))
+	}
+	return nil
+}
+
+// writeTimelines writes the rotation scenarios' timings SVGs e2e.md links,
+// after removing those of the previous report: a scenario renamed or gone
+// would otherwise leave its old picture beside the new e2e.md.
+func writeTimelines(out string, rep e2ereport.Report) error {
+	old, err := filepath.Glob(filepath.Join(out, e2ereport.TimelinePrefix+"*.svg"))
+	if err != nil {
+		return err
+	}
+	for _, p := range old {
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+	}
+	for _, t := range rep.Timelines() {
+		svg, err := t.SVG()
+		if err != nil {
+			return fmt.Errorf("drawing the timings of %s / %s: %w", t.Suite, t.Scenario, err)
+		}
+		if err := os.WriteFile(filepath.Join(out, t.File), svg, 0o644); err != nil {
+			return err
+		}
 	}
 	return nil
 }

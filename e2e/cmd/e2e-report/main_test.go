@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
+	"github.com/holdfast-dist/holdfast/internal/svgchart"
 )
 
 func TestRunWritesMarkdownAndJSON(t *testing.T) {
@@ -32,6 +34,48 @@ func TestRunWritesMarkdownAndJSON(t *testing.T) {
 	}
 	if err := run([]string{"-root", root, "-strict"}); err == nil {
 		t.Error("run -strict with an unmet scenario succeeded")
+	}
+}
+
+// The rotation scenarios' timings are drawn beside e2e.md, which links
+// them, and the pictures of an older report are removed.
+func TestRunWritesTimelines(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "_output", "reports")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(out, e2ereport.TimelinePrefix+"gone.svg")
+	if err := os.WriteFile(stale, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e2ereport.NewRecorder(root, "karmada-control-plane")
+	r.Add(e2ereport.Scenario{Name: "rotation", Binary: "patched", Result: e2ereport.Pass, Expected: e2ereport.Pass,
+		Timings: map[string]time.Duration{"restart-to-recovered": 2345 * time.Millisecond}})
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"-root", root}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the older report's %s is still there (%v)", stale, err)
+	}
+	file := e2ereport.TimelinePrefix + "karmada-control-plane-rotation.svg"
+	svg, err := os.ReadFile(filepath.Join(out, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks, err := svgchart.Marks(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(marks) != 1 || marks[0].Data["ms"] != "2345" || marks[0].Data["label"] != "restart-to-recovered" {
+		t.Errorf("%s marks = %+v, want restart-to-recovered at 2345 ms", file, marks)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "e2e.md"))
+	if !strings.Contains(string(md), "]("+file+")") {
+		t.Errorf("e2e.md does not link %s:\n%s", file, md)
 	}
 }
 

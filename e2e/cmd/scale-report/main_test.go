@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/holdfast-dist/holdfast/e2e/scale"
+	"github.com/holdfast-dist/holdfast/internal/svgchart"
 )
 
 // A report written before a change of the targets' rules is judged again
@@ -31,6 +32,21 @@ func TestRejudgesAndRenders(t *testing.T) {
 	}
 	if want := "| patched: p99 recovery ≤ one status period + 2 s | **missed** | K = 100"; !strings.Contains(string(md), want) {
 		t.Errorf("scale.md not judged again: lacks %q\n%s", want, md)
+	}
+	// The charts are drawn again too, from the same figures.
+	svg, err := os.ReadFile(filepath.Join(dir, scale.P99Chart))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks, err := svgchart.Marks(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(marks) != 1 || marks[0].Data["k"] != "100" || marks[0].Data["p99-ms"] != "27000" {
+		t.Errorf("%s marks = %+v, want patched's K = 100 at 27000 ms", scale.P99Chart, marks)
+	}
+	if !strings.Contains(string(md), "]("+scale.P99Chart+")") {
+		t.Errorf("scale.md does not link %s", scale.P99Chart)
 	}
 	back, err := scale.ReadReport(filepath.Join(dir, "scale.json"))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/fscopy"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/imagebuild"
@@ -265,6 +266,16 @@ func collect(o Options, stage string) ([]Artifact, error) {
 		arts = append(arts, Artifact{"chart", "charts/" + filepath.Base(c), strings.TrimSuffix(filepath.Base(c), ".tgz")})
 	}
 	reports := []string{"e2e.md", "e2e.json"}
+	// e2e.md links the rotation timings e2e-report draws beside it; the
+	// release's copy must not link pictures it lacks.
+	timelines, err := filepath.Glob(filepath.Join(o.Inputs.Reports, e2ereport.TimelinePrefix+"*.svg"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(timelines)
+	for _, t := range timelines {
+		reports = append(reports, filepath.Base(t))
+	}
 	for _, s := range o.Shipped {
 		base := "test-" + s.Upstream.Name + "-" + s.Pin.Version
 		reports = append(reports, base+".md", base+".json")

@@ -182,6 +182,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	writeFile(t, filepath.Join(in.Charts, "worker-operator-1.6.4-holdfast.1.tgz"), "chart")
 	writeFile(t, filepath.Join(in.Reports, "e2e.md"), "| suite | scenario |\n")
+	writeFile(t, filepath.Join(in.Reports, e2ereport.TimelinePrefix+"karmada-control-plane-rotation.svg"), "<svg/>")
 	writeE2E(t, in.Reports, func(*e2ereport.Report) {})
 	return &fixture{opts: Options{
 		Version: "v1.0.0",
@@ -225,7 +226,7 @@ func TestAssembleWritesAVerifiableRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"RELEASE-NOTES.md", "CHECKSUMS", "charts/worker-operator-1.6.4-holdfast.1.tgz",
-		"images/workeroperator-v1.6.4/worker-operator/index.json", "images/workeroperator-v1.6.4/worker-operator.spdx.json", "images/workeroperator-v1.6.4/worker-operator.cdx.json", "reports/e2e.md", "bin/karmada-v1.18.2/karmada-controller-manager"} {
+		"images/workeroperator-v1.6.4/worker-operator/index.json", "images/workeroperator-v1.6.4/worker-operator.spdx.json", "images/workeroperator-v1.6.4/worker-operator.cdx.json", "reports/e2e.md", "reports/" + e2ereport.TimelinePrefix + "karmada-control-plane-rotation.svg", "bin/karmada-v1.18.2/karmada-controller-manager"} {
 		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
 			t.Errorf("release lacks %s: %v", want, err)
 		}
