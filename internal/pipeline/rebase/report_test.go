@@ -8,36 +8,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/holdfast-dist/holdfast/internal/pipeline/pipelinetest"
 )
 
-// lockedBuffer is a log the heartbeat's goroutine and the test read and
-// write together.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // waitingCheck is a PristineCheck that returns only once log holds want:
 // it stands for a regression check long enough for a heartbeat, without
 // depending on how long the machine takes. It gives up after a minute.
-func waitingCheck(log *lockedBuffer, want string) PristineCheck {
+func waitingCheck(log *pipelinetest.LockedBuffer, want string) PristineCheck {
 	return func(ctx context.Context, tree string) (bool, string, error) {
 		deadline := time.Now().Add(time.Minute)
 		for !strings.Contains(log.String(), want) {
@@ -55,7 +35,7 @@ func waitingCheck(log *lockedBuffer, want string) PristineCheck {
 func TestHeartbeatOnTheRegressionCheck(t *testing.T) {
 	needGo(t)
 	fx := pipelinetest.New(t)
-	log := &lockedBuffer{}
+	log := &pipelinetest.LockedBuffer{}
 	want := "  still running the regression tests on pristine v1.2.0 ("
 	r, err := Run(context.Background(), fx.Config, Options{
 		Upstream: fx.Upstream, Version: "v1.2.0", Log: log, Heartbeat: time.Millisecond,

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -176,24 +175,6 @@ func TestRunUnknownUpstream(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log the heartbeat's goroutine and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestHeartbeat: the watch hands its log and interval to each rebase, so a
 // long regression check on a tag's pristine tree says it is alive. The
 // check returns only once it has seen its tag's heartbeat (or after a
@@ -201,7 +182,7 @@ func (b *lockedBuffer) String() string {
 func TestHeartbeat(t *testing.T) {
 	fx := fixture(t)
 	f := &pins.File{Upstreams: []*pins.Upstream{fx.Upstream}}
-	log := &lockedBuffer{}
+	log := &pipelinetest.LockedBuffer{}
 	// While a check runs only the heartbeat writes, after the tag's
 	// "watch: rebasing" line: its last line is this tag's heartbeat.
 	check := func(up *pins.Upstream) rebase.PristineCheck {
