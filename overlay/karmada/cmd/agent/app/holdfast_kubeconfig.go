@@ -1,0 +1,92 @@
+/*
+Copyright 2026 The holdfast Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// holdfast glue, laid into the Karmada tree by holdfast's apply step from
+// overlay/karmada. Patch 0006-agent-follows-kubeconfig calls these from run:
+// holdfastRestConfig in place of apiclient.RestConfig, the guard right after
+// it (before any client is built from the config), its readiness check once
+// the manager exists. The member cluster's own config (controllerruntime's)
+// never carries the guard.
+
+package app
+
+import (
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+
+	cmoptions "github.com/karmada-io/karmada/cmd/controller-manager/app/options"
+	"github.com/karmada-io/karmada/pkg/karmadactl/util/apiclient"
+	"github.com/karmada-io/karmada/pkg/util"
+	"github.com/karmada-io/karmada/third_party/holdfast/membercred"
+)
+
+// holdfastRestConfig is apiclient.RestConfig whose credential follows the
+// kubeconfig file: the certificate the agent's own certRotation controller
+// writes into its karmada-kubeconfig Secret, or a kubeconfig an operator
+// replaced, is used without a restart. With --karmada-context set, or no
+// kubeconfig file (in-cluster), it is upstream's call unchanged: the
+// followed credential reads the file's current context only.
+func holdfastRestConfig(context, kubeconfigPath string) (*rest.Config, error) {
+	path := apiclient.KubeConfigPath(kubeconfigPath)
+	if context != "" || !apiclient.Exists(path) {
+		return apiclient.RestConfig(context, kubeconfigPath)
+	}
+	return util.HoldfastRestConfigFromKubeconfig(path, "karmada-apiserver")
+}
+
+// holdfastInstallOwnCredentialGuard wraps the karmada-apiserver config with
+// the own-credential guard, or returns nil for --own-credential-guard-action=off.
+func holdfastInstallOwnCredentialGuard(cfg *rest.Config, opts cmoptions.OwnCredentialGuardOptions) (*membercred.OwnCredentialGuard, error) {
+	if opts.Action == cmoptions.OwnCredentialGuardOff {
+		klog.InfoS("Own-credential guard is off")
+		return nil, nil
+	}
+	var action membercred.GuardAction // "": membercred's default, exit
+	if opts.Action != "" {
+		a, err := membercred.ParseGuardAction(opts.Action)
+		if err != nil {
+			return nil, err
+		}
+		action = a
+	}
+	guard, err := membercred.NewOwnCredentialGuard(membercred.OwnCredentialGuardOptions{
+		Threshold:   opts.Threshold,
+		Window:      opts.Window,
+		MinDuration: opts.MinDuration,
+		Action:      action,
+		Metrics:     util.HoldfastMemberCredentialMetrics(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := guard.InstallOnOwnConfig(cfg); err != nil {
+		return nil, err
+	}
+	klog.InfoS("Own-credential guard installed on the karmada-apiserver client", "action", opts.Action, "threshold", opts.Threshold, "window", opts.Window, "minDuration", membercred.FormatGuardMinDuration(opts.MinDuration))
+	return guard, nil
+}
+
+// holdfastAddOwnCredentialGuardReadyz makes /readyz fail while the guard is
+// tripped, for action=unhealthy (with exit the process is gone first).
+func holdfastAddOwnCredentialGuardReadyz(mgr interface {
+	AddReadyzCheck(name string, check healthz.Checker) error
+}, guard *membercred.OwnCredentialGuard, opts cmoptions.OwnCredentialGuardOptions) error {
+	if guard == nil || opts.Action != cmoptions.OwnCredentialGuardUnhealthy {
+		return nil
+	}
+	return mgr.AddReadyzCheck("own-credential", guard.Checker())
+}
