@@ -157,6 +157,7 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 	}
 	if mt, err := karmada.ScrapeMetrics(ctx, metricsURL); err == nil {
 		if b == karmadacp.Patched {
+			checkDashboard(s, adapter.Name(), mt)
 			d := mt.MemberCredential(memberName).Sub(before)
 			s.Notef("membercred counters of karmada-metrics-adapter over the rotation and restart: %s", d)
 			// The adapter builds its member clients once per Cluster, so

@@ -122,6 +122,7 @@ func (e *env) rotationPatched(ctx context.Context, s *e2ereport.Run, cm *control
 	}
 	if mt, err := karmada.ScrapeMetrics(ctx, e.cp.MetricsURL(karmadacp.ControllerManager)); err == nil {
 		s.Notef("membercred counters over the rotation and restart: %s", mt.MemberCredential(memberName).Sub(before))
+		checkDashboard(s, cm.Name(), mt)
 	}
 	s.Outcome(e2ereport.Pass, "GREEN: the Node created after the restart reached status.nodeSummary")
 }
