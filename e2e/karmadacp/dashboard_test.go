@@ -33,6 +33,9 @@ func checkDashboard(s *e2ereport.Run, name string, mt karmada.Metrics) {
 	for _, p := range r.Problems {
 		s.Errorf("%s against %s's /metrics: %s", dashboard.File, name, p)
 	}
-	s.Notef("%s: %d families its panels query found in %s's /metrics with their labels; not created yet, not checked: %s",
-		dashboard.File, len(r.Checked), name, strings.Join(r.NotYet, ", "))
+	notYet := ""
+	if len(r.NotYet) > 0 {
+		notYet = "; not created yet, so not checked: " + strings.Join(r.NotYet, ", ")
+	}
+	s.Notef("%s: %d families its panels query found in %s's /metrics with their labels%s", dashboard.File, len(r.Checked), name, notYet)
 }
