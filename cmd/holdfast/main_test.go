@@ -153,7 +153,7 @@ func TestRebase(t *testing.T) {
 			js, err := os.ReadFile(filepath.Join(out, "rebase-up-"+version+".json"))
 			var report struct {
 				Schema, Version string
-				ResultMessage   string `json:"result_message"`
+				ResultMessage   string `json:"resultMessage"`
 			}
 			if err == nil {
 				err = json.Unmarshal(js, &report)

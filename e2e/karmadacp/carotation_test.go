@@ -57,6 +57,7 @@ func testCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 	if err := e.member.RestartWithNextCA(ctx); err != nil {
 		s.Fatalf("restarting %s with a new CA: %v", memberName, err)
 	}
+	s.Mark(e2ereport.EventRotation)
 	s.Timing("member-restart", time.Since(killed))
 	updated := time.Now()
 	if replaced {
@@ -78,6 +79,7 @@ func testCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 			s.Outcome(e2ereport.Fail, "long-lived path did not recover: %v (evidence: %s)", err, firstLine(cm.Log(), mark, NodeInformerUnknownAuthority))
 			return
 		}
+		s.Mark(e2ereport.EventRecovery)
 		s.Timing("secret-update-to-collected", time.Since(updated))
 		if st.ReadySince != baseline.ReadySince {
 			s.Notef("the Ready condition changed during the rotation: %s (baseline %s)", st, baseline)
@@ -109,6 +111,7 @@ func testCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 		}
 		if refusedAt.IsZero() && len(karmada.Lines(cm.Log(), nodeMark, NodeInformerUnknownAuthority)) > 0 {
 			refusedAt = time.Now()
+			s.MarkAt(e2ereport.EventFirstFailure, refusedAt)
 		}
 		switch {
 		case !refusedAt.IsZero() && time.Since(refusedAt) >= blindSettlePeriods*karmadacp.DefaultStatusUpdateFrequency:
@@ -181,7 +184,7 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 	}
 	timeout, window := searchTimeout, (func() string)(nil)
 	if pristine {
-		timeout, window = reflectorRetryBound+blindSettle, refusedWindow(search.Log, createdMark, MemberWatchUnknownAuthority)
+		timeout, window = reflectorRetryBound+blindSettle, refusedWindow(s, search.Log, createdMark, MemberWatchUnknownAuthority)
 	}
 	err = e.waitSearch(ctx, cachePath, "after", timeout, window)
 	if search.Exited() {
@@ -193,6 +196,7 @@ func testSearchCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 			s.Outcome(e2ereport.Pass, "the pristine build served the object created after the CA switch: the scenario no longer reproduces the bug")
 			return
 		}
+		s.Mark(e2ereport.EventRecovery)
 		s.Timing(map[bool]string{true: "secret-update-to-cache-hit", false: "switch-to-cache-hit"}[replaced], time.Since(updated))
 		if lines := karmada.Lines(search.Log(), mark, MemberCABundlePickedUp); len(lines) > 0 {
 			s.Notef("evidence: %s", lines[0])
@@ -266,7 +270,7 @@ func testMetricsCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 	createdMark := len(adapter.Log())
 	timeout, window := metricsTimeout, (func() string)(nil)
 	if pristine {
-		timeout, window = reflectorRetryBound+blindSettle, refusedWindow(adapter.Log, createdMark, PodInformerUnknownAuthority)
+		timeout, window = reflectorRetryBound+blindSettle, refusedWindow(s, adapter.Log, createdMark, PodInformerUnknownAuthority)
 	}
 	_, err = waitPodMetrics(ctx, pm, probeAfter, timeout, window)
 	if adapter.Exited() {
@@ -279,6 +283,7 @@ func testMetricsCARotation(t *testing.T, b karmadacp.Build, replaced bool) {
 			s.Outcome(e2ereport.Pass, "the pristine build served the new Pod's metrics after the CA switch: the scenario no longer reproduces the bug")
 			return
 		}
+		s.Mark(e2ereport.EventRecovery)
 		s.Timing(map[bool]string{true: "secret-update-to-first-metric", false: "switch-to-first-metric"}[replaced], time.Since(updated))
 		if lines := karmada.Lines(adapter.Log(), mark, MemberCABundlePickedUp); len(lines) > 0 {
 			s.Notef("evidence: %s", lines[0])
@@ -327,6 +332,7 @@ func switchCA(ctx context.Context, s *e2ereport.Run, member *controlplane.Cluste
 	if err := member.RestartWithNextCA(ctx); err != nil {
 		return time.Time{}, fmt.Errorf("restarting %s with a new CA: %w", memberName, err)
 	}
+	s.Mark(e2ereport.EventRotation)
 	if !replaced {
 		return time.Now(), nil
 	}

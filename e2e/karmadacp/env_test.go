@@ -176,6 +176,7 @@ func rotateAndRestart(ctx context.Context, s *e2ereport.Run, m *karmadacp.Member
 	if err != nil {
 		s.Fatalf("%v", err)
 	}
+	s.Mark(e2ereport.EventRotation)
 	s.Notef("rotated: Secret %s/%s holds a token of ServiceAccount %s; %s (the old token's) was deleted and recreated, the member rejects the old token", karmadacp.ClusterNamespace, m.Name, rot.To, rot.From)
 	atKill()
 	killed = time.Now()

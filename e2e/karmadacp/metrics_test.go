@@ -103,7 +103,7 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 		// backoff (at most [30s, 60s), reflectorRetryBound); a 401 then,
 		// with the Pod on the member, shows it cannot see the Pod with the
 		// token it holds, and blindSettle more shows nothing else does.
-		window = refusedWindow(adapter.Log, createdMark, PodInformerUnauthorized)
+		window = refusedWindow(s, adapter.Log, createdMark, PodInformerUnauthorized)
 		timeout = reflectorRetryBound + blindSettle
 	}
 	_, err = waitPodMetrics(ctx, pm, probeAfter, timeout, window)
@@ -130,7 +130,7 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 		// blindSettle of requests refused (401) the same way, each
 		// logged, is conclusive.
 		queried := len(adapter.Log())
-		window = refusedWindow(adapter.Log, queried, MetricsQueryUnauthorized)
+		window = refusedWindow(s, adapter.Log, queried, MetricsQueryUnauthorized)
 		timeout = blindSettle * 3
 	}
 	// A window that timed out without a refused query (the requests never
@@ -157,6 +157,7 @@ func testMetrics(t *testing.T, b karmadacp.Build) {
 	}
 	if mt, err := karmada.ScrapeMetrics(ctx, metricsURL); err == nil {
 		if b == karmadacp.Patched {
+			checkDashboard(s, adapter.Name(), mt)
 			d := mt.MemberCredential(memberName).Sub(before)
 			s.Notef("membercred counters of karmada-metrics-adapter over the rotation and restart: %s", d)
 			// The adapter builds its member clients once per Cluster, so
@@ -243,14 +244,18 @@ func waitPodMetrics(ctx context.Context, client metricsclient.Interface, name st
 }
 
 // refusedWindow closes blindSettle after the first line matching re that
-// log shows from mark on; it returns "" while open.
-func refusedWindow(log func() string, mark int, re *regexp.Regexp) func() string {
+// log shows from mark on; it returns "" while open. When it first sees the
+// line it marks s's first failure (s may be nil).
+func refusedWindow(s *e2ereport.Run, log func() string, mark int, re *regexp.Regexp) func() string {
 	var refusedAt time.Time
 	var refusal string
 	return func() string {
 		if refusal == "" {
 			if lines := karmada.Lines(log(), mark, re); len(lines) > 0 {
 				refusal, refusedAt = lines[0], time.Now()
+				if s != nil {
+					s.MarkAt(e2ereport.EventFirstFailure, refusedAt)
+				}
 			}
 			return ""
 		}

@@ -323,7 +323,7 @@ func (e *env) writeMemberStatus(ctx context.Context, name string) error {
 // the informer demonstrably tried again with its frozen token; it returns
 // "" while the window is open.
 func blindWindow(log func() string, mark int) func() string {
-	return refusedWindow(log, mark, MemberWatchUnauthorized)
+	return refusedWindow(nil, log, mark, MemberWatchUnauthorized)
 }
 
 // waitAggregated waits until each Karmada Deployment of want shows its

@@ -59,6 +59,7 @@ func testRotation(t *testing.T, b karmadacp.Build) {
 	if err != nil {
 		s.Fatalf("%v", err)
 	}
+	s.Mark(e2ereport.EventRotation)
 	s.Notef("rotated: Secret %s/%s holds a token of ServiceAccount %s, then %s (the old token's) was deleted and recreated", karmadacp.ClusterNamespace, memberName, rot.To, rot.From)
 
 	// From before the kill (see restartMemberAndCreateNode).
@@ -102,6 +103,7 @@ func (e *env) rotationPatched(ctx context.Context, s *e2ereport.Run, cm *control
 		s.Outcome(e2ereport.Fail, "long-lived path did not recover: %v", err)
 		return
 	}
+	s.Mark(e2ereport.EventRecovery)
 	s.Timing("member-kill-to-recovered", time.Since(r.killed))
 	s.Timing("restart-to-recovered", time.Since(r.restarted))
 	// The cluster status controller collects nodes only in a sync whose
@@ -120,6 +122,7 @@ func (e *env) rotationPatched(ctx context.Context, s *e2ereport.Run, cm *control
 	}
 	if mt, err := karmada.ScrapeMetrics(ctx, e.cp.MetricsURL(karmadacp.ControllerManager)); err == nil {
 		s.Notef("membercred counters over the rotation and restart: %s", mt.MemberCredential(memberName).Sub(before))
+		checkDashboard(s, cm.Name(), mt)
 	}
 	s.Outcome(e2ereport.Pass, "GREEN: the Node created after the restart reached status.nodeSummary")
 }
@@ -133,6 +136,9 @@ func (e *env) rotationPristine(ctx context.Context, s *e2ereport.Run, cm *contro
 		s.Fatalf("%v", err)
 	}
 	s.Timing("blind-window", time.Since(created))
+	if !obs.refusedAt.IsZero() {
+		s.MarkAt(e2ereport.EventFirstFailure, obs.refusedAt)
+	}
 	if obs.sawNode {
 		s.Outcome(e2ereport.Pass, "the pristine build saw the Node created after the restart (%s): the scenario no longer reproduces the bug", obs.last)
 		return
@@ -150,7 +156,9 @@ type blindObservation struct {
 	// refusal is the first node reflector 401 logged after the Node was
 	// created (redacted).
 	refusal string
-	last    karmada.ClusterStatus
+	// refusedAt is when refusal was first seen.
+	refusedAt time.Time
+	last      karmada.ClusterStatus
 }
 
 // observeBlind watches a controller-manager that should not see the Node
@@ -166,7 +174,6 @@ type blindObservation struct {
 func (e *env) observeBlind(ctx context.Context, cm *controlplane.Process, nodes int64, mark int) (blindObservation, error) {
 	var obs blindObservation
 	deadline := time.Now().Add(reflectorRetryBound)
-	var refusedAt time.Time
 	for {
 		st, err := e.clusterStatus(ctx)
 		if err != nil {
@@ -179,11 +186,11 @@ func (e *env) observeBlind(ctx context.Context, cm *controlplane.Process, nodes 
 		}
 		if obs.refusal == "" {
 			if lines := karmada.Lines(cm.Log(), mark, karmada.NodeInformerUnauthorized); len(lines) > 0 {
-				obs.refusal, refusedAt = lines[0], time.Now()
+				obs.refusal, obs.refusedAt = lines[0], time.Now()
 			}
 		}
 		switch {
-		case obs.refusal != "" && time.Since(refusedAt) >= blindSettlePeriods*karmadacp.DefaultStatusUpdateFrequency:
+		case obs.refusal != "" && time.Since(obs.refusedAt) >= blindSettlePeriods*karmadacp.DefaultStatusUpdateFrequency:
 			return obs, nil
 		case cm.Exited():
 			return obs, fmt.Errorf("%s exited (code %d) during the observation", cm.Name(), cm.ExitCode())

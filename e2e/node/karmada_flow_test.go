@@ -245,6 +245,23 @@ func (f *karmadaFlow) member401s(from time.Time) (int, string) {
 	return n, fmt.Sprint(by)
 }
 
+// first401 is when the member first answered a request 401 since from, as
+// its audit log says (zero if it did not, or the log cannot be read): the
+// pristine build's first failure after a revocation.
+func (f *karmadaFlow) first401(from time.Time) time.Time {
+	events, err := controlplane.ReadAudit(f.member.auditLog)
+	if err != nil {
+		return time.Time{}
+	}
+	var first time.Time
+	for _, e := range controlplane.ReceivedIn(events, from, time.Now()) {
+		if e.ResponseStatus.Code == 401 && (first.IsZero() || e.RequestReceived.Before(first)) {
+			first = e.RequestReceived
+		}
+	}
+	return first
+}
+
 // step is one helm step of the drop-in: the controller-manager pod it
 // left running.
 type step struct {
@@ -473,6 +490,7 @@ func (f *karmadaFlow) testRotationDropIn(t *testing.T) {
 	auditFrom := time.Now()
 	log0 := len(f.cmLog(ctx, install.pod.Name, false))
 	revoked := f.rotate(ctx, red)
+	red.MarkAt(e2ereport.EventRotation, revoked)
 	red.Timing("rotation-and-restart", time.Since(revoked))
 	restarted := time.Now()
 	red.Check(f.scale(ctx, 2))
@@ -494,6 +512,9 @@ func (f *karmadaFlow) testRotationDropIn(t *testing.T) {
 			break
 		}
 		red.Timing("window", time.Since(restarted))
+		if at := f.first401(revoked); !at.IsZero() {
+			red.MarkAt(e2ereport.EventFirstFailure, at)
+		}
 		red.Notef("evidence: %s", evidence)
 		red.Notef("member1's audit log: %d requests answered 401 since the revocation, by user agent %s; Cluster Ready=%v (since %s); controller-manager restartCount 0",
 			n401, by, ready, since)
@@ -514,6 +535,7 @@ func (f *karmadaFlow) testRotationDropIn(t *testing.T) {
 	green.Timing("upgrade-to-pending-update", time.Since(begin))
 	log0 = len(f.cmLog(ctx, upgrade.pod.Name, false))
 	revoked = f.rotate(ctx, green)
+	green.MarkAt(e2ereport.EventRotation, revoked)
 	green.Timing("rotation-and-restart", time.Since(revoked))
 	restarted = time.Now()
 	green.Check(f.scale(ctx, 3))
@@ -521,6 +543,7 @@ func (f *karmadaFlow) testRotationDropIn(t *testing.T) {
 		green.Outcome(e2ereport.Fail, "the update did not land after the rotation: %v (evidence: %s)", err,
 			firstMatchIn(f.cmLog(ctx, upgrade.pod.Name, false), log0, e2ekcp.UpdateConflict, e2ekcp.MemberWatchUnauthorized, karmada.Unauthorized))
 	} else {
+		green.Mark(e2ereport.EventRecovery)
 		green.Timing("restart-to-landed", time.Since(restarted))
 		cmLog = f.cmLog(ctx, upgrade.pod.Name, false)
 		picked := karmada.Lines(cmLog, log0, e2ekcp.MemberTokenPickedUp)
@@ -550,6 +573,7 @@ func (f *karmadaFlow) testRotationDropIn(t *testing.T) {
 	caRow.Check(f.writeSecret(ctx, "caBundle", slices.Concat(oldCA, newCA)))
 	switched := time.Now()
 	caRow.Check(f.member.api.RestartWithNextCA(ctx))
+	caRow.Mark(e2ereport.EventRotation)
 	caRow.Notef("Secret %s/%s holds the old and the new CA, then member1's kube-apiserver restarted serving a certificate of the new CA", memberClusterNamespace, memberClusterName)
 	caRow.Timing("member-restart", time.Since(switched))
 	restarted = time.Now()
@@ -558,6 +582,7 @@ func (f *karmadaFlow) testRotationDropIn(t *testing.T) {
 		caRow.Outcome(e2ereport.Fail, "the update did not land after the CA switch: %v (evidence: %s)", err,
 			firstMatchIn(f.cmLog(ctx, upgrade.pod.Name, false), log0, e2ekcp.UnknownAuthority))
 	} else {
+		caRow.Mark(e2ereport.EventRecovery)
 		caRow.Timing("restart-to-landed", time.Since(restarted))
 		cmLog = f.cmLog(ctx, upgrade.pod.Name, false)
 		p, err := f.cmPod(ctx)

@@ -80,6 +80,7 @@ func rotateHubCA(ctx context.Context, sc *e2ereport.Run, h *hub, v *caVolume) ti
 	if err := h.cp.RestartWithNextCA(ctx); err != nil {
 		sc.Fatalf("hub %s: restarting with a new CA: %v", h.name, err)
 	}
+	sc.Mark(e2ereport.EventRotation)
 	sc.Timing("hub-restart", time.Since(killed))
 	if err := v.Publish(next); err != nil {
 		sc.Fatalf("hub %s: %v", h.name, err)
@@ -164,6 +165,7 @@ func testHubCARotation(t *testing.T, shared *environment, bin workerBinary) {
 		n, err := okSince(env.hubA, swapped)
 		return n > 0, err
 	}))
+	sc.Mark(e2ereport.EventRecovery)
 	sc.Timing("swap-to-first-answer", time.Since(swapped))
 	sc.Check(w.waitReconciled(ctx, env.hubA))
 	sc.Timing("swap-to-reconciled", time.Since(swapped))

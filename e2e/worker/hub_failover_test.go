@@ -338,6 +338,7 @@ func testFailover(t *testing.T, env *environment, bin workerBinary) {
 		// The Standby accepts the worker's credential: the precondition of following it.
 		_, err = w.waitMetric(ctx, seriesCredentialAccepted("secondary"), equals(1))
 		sc.Check(err)
+		checkDashboard(ctx, sc, env.root, w)
 		noteErasedClaim(ctx, sc, env, len(aMark))
 	}
 	bMark, err := env.hubB.workerRequests()

@@ -2,6 +2,7 @@ package e2ereport
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -11,6 +12,11 @@ import (
 type Row struct {
 	Binary   string
 	Expected Result
+	// Timeline: the build's run marks the scenario's events on one clock
+	// (Run.Mark: rotation, first failure, recovery), and Timelines draws
+	// them, a track per build. A catalogue entry sets it with
+	// timeline(rows), so that its positional {name, rows} stays as it is.
+	Timeline bool
 }
 
 // Planned is a scenario a suite defines: its name and its rows.
@@ -31,7 +37,7 @@ type Planned struct {
 var Catalog = map[string][]Planned{
 	"karmada-control-plane": {
 		{"propagation", both},
-		{"rotation", both},
+		{"rotation", timeline(both)},
 		{"late-secret", patchedOnly},
 		{"repeated-rotation", patchedOnly},
 		{"repeated-restart", pristineControl},
@@ -39,12 +45,12 @@ var Catalog = map[string][]Planned{
 		{"search", both},
 		{"metrics", both},
 		{"own-credential", both},
-		{"ca-rotation-overlap", both},
-		{"ca-rotation-replaced", both},
-		{"search-ca-rotation", both},
-		{"metrics-ca-rotation", both},
-		{"search-ca-rotation-overlap", both},
-		{"metrics-ca-rotation-overlap", both},
+		{"ca-rotation-overlap", timeline(both)},
+		{"ca-rotation-replaced", timeline(both)},
+		{"search-ca-rotation", timeline(both)},
+		{"metrics-ca-rotation", timeline(both)},
+		{"search-ca-rotation-overlap", timeline(both)},
+		{"metrics-ca-rotation-overlap", timeline(both)},
 		{"ca-rotation-lists", both},
 		{"secret-reads", patchedOnly},
 	},
@@ -58,7 +64,7 @@ var Catalog = map[string][]Planned{
 		{"a flapping claim causes no restart", patchedOnly},
 		{"the Standby rejects the worker's credential: visible in metrics before any failover", patchedOnly},
 		{"hubs disagree: the fresher claim (hub-a) wins over a stale Standby copy", patchedOnly},
-		{"hub CA rotation: hub-a restarted with a new CA, CA file swapped (..data); reconnects without a restart, then follows failover", patchedOnly},
+		{"hub CA rotation: hub-a restarted with a new CA, CA file swapped (..data); reconnects without a restart, then follows failover", timeline(patchedOnly)},
 		{"hub CA rotation (pristine upstream): hub-a restarted with a new CA, CA file swapped (..data)", pristineOnly},
 	},
 	"worker-chart-rbac": {
@@ -79,8 +85,8 @@ var Catalog = map[string][]Planned{
 	"karmada-node": {
 		{"helm install of the Karmada chart (host mode): every pod Running and Ready", patchedOnly},
 		{"the deployed chart: a member joined in Push mode is Ready and a propagated ConfigMap reaches it", patchedOnly},
-		{"rotation through the deployed chart: member1's token rotated and revoked, member restarted; an update lands on member1 without a restart", both},
-		{"CA rotation through the deployed chart (overlap): old and new CA in the Secret, member restarted on the new CA; an update lands without a restart", patchedOnly},
+		{"rotation through the deployed chart: member1's token rotated and revoked, member restarted; an update lands on member1 without a restart", timeline(both)},
+		{"CA rotation through the deployed chart (overlap): old and new CA in the Secret, member restarted on the new CA; an update lands without a restart", timeline(patchedOnly)},
 		{"drop-in: upstream's controller-manager image, helm upgrade to holdfast's (defaults), helm rollback: every pod Ready, no restart, /proc status as the chart's securityContext", patchedOnly},
 		{"karmada-apiserver's audit log over the rotation flow: no request of any chart component answered 403", patchedOnly},
 		{"own credential through the kubelet: the controller-manager's token revoked and a new one in its Secret; the guard exits, the kubelet restarts it, it works again", patchedOnly},
@@ -96,17 +102,26 @@ var Catalog = map[string][]Planned{
 var (
 	// both: the patched build shows the fix and the pristine one the bug it
 	// fixes, which proves the scenario detects it.
-	both = []Row{{"patched", Pass}, {"pristine", RedAsExpected}}
+	both = []Row{{Binary: "patched", Expected: Pass}, {Binary: "pristine", Expected: RedAsExpected}}
 	// patchedOnly: a behaviour of the patched build alone (a new feature,
 	// the drop-in and rollback, an edge the pristine build has no part in).
-	patchedOnly = []Row{{"patched", Pass}}
+	patchedOnly = []Row{{Binary: "patched", Expected: Pass}}
 	// pristineOnly: the bug on the pristine build, where the patched build's
 	// side is another scenario of the suite.
-	pristineOnly = []Row{{"pristine", RedAsExpected}}
+	pristineOnly = []Row{{Binary: "pristine", Expected: RedAsExpected}}
 	// pristineControl: upstream's own behaviour, which a patched row is
 	// compared with; the pristine build must pass it.
-	pristineControl = []Row{{"pristine", Pass}}
+	pristineControl = []Row{{Binary: "pristine", Expected: Pass}}
 )
+
+// timeline is rows with every row drawn on the scenario's timeline (Row.Timeline).
+func timeline(rows []Row) []Row {
+	out := slices.Clone(rows)
+	for i := range out {
+		out[i].Timeline = true
+	}
+	return out
+}
 
 // setupPrefix starts the row a suite records when its environment could not
 // be set up; it is a failure row, never a scenario of the catalogue.
@@ -149,6 +164,24 @@ func Expectation(suite, name, binary string) (expected Result, listed bool) {
 		}
 	}
 	return "", false
+}
+
+// OnTimeline reports whether the catalogue draws the scenario's row for
+// the binary on a timeline (Row.Timeline), required or opt-in.
+func OnTimeline(suite, name, binary string) bool {
+	for _, list := range [][]Planned{Catalog[suite], OptIn[suite]} {
+		for _, p := range list {
+			if p.Name != name {
+				continue
+			}
+			for _, row := range p.Rows {
+				if row.Binary == binary {
+					return row.Timeline
+				}
+			}
+		}
+	}
+	return false
 }
 
 // Suites are the catalogue's suites, sorted.

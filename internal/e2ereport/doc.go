@@ -15,7 +15,7 @@
 // binaries, possibly in parallel, so they never share a file; the
 // e2e-report command merges the per-suite files afterwards into one
 // Markdown table per suite plus a JSON document of the same content, and
-// a picture of each rotation scenario's timings per build (Timelines,
+// a timeline of each rotation scenario's events per build (Timelines,
 // drawn with internal/svgchart).
 //
 // A scenario's Result is what the binary showed and Expected what Catalog

@@ -7,9 +7,12 @@ import (
 	"strings"
 )
 
-// Markdown renders the report: a summary line, one table per suite, and the
-// component versions.
-func (r Report) Markdown() []byte {
+// Markdown renders the report: a summary line, one table per suite, links
+// to the timelines, and the component versions.
+func (r Report) Markdown() []byte { return r.markdownWith(r.Timelines()) }
+
+// markdownWith is Markdown linking tls.
+func (r Report) markdownWith(tls []Timeline) []byte {
 	var b bytes.Buffer
 	b.WriteString("# holdfast end-to-end report\n\n")
 	total, met := r.counts()
@@ -55,10 +58,10 @@ func (r Report) Markdown() []byte {
 		}
 	}
 
-	if tls := r.Timelines(); len(tls) > 0 {
-		b.WriteString("\n## Rotation timings\n\nThe timings of each rotation scenario, a lane per build (e2e-report writes the pictures beside this file). " + timelineNote + "\n")
+	if len(tls) > 0 {
+		b.WriteString("\n## Rotation timelines\n\nThe events of each rotation scenario (rotation, first failure, recovery), a track per build (e2e-report writes the pictures beside this file; the Timings column has the figures). " + timelineNote + "\n")
 		for _, t := range tls {
-			fmt.Fprintf(&b, "\n%s / %s:\n\n![%s timings per build](%s)\n", cell(t.Suite), cell(t.Scenario), altEscaper.Replace(cell(t.Scenario)), t.File)
+			fmt.Fprintf(&b, "\n%s / %s:\n\n![%s timeline per build](%s)\n", cell(t.Suite), cell(t.Scenario), altEscaper.Replace(cell(t.Scenario)), t.File)
 		}
 	}
 
@@ -77,15 +80,22 @@ func (r Report) Markdown() []byte {
 	return b.Bytes()
 }
 
+// timings is the Timings cell: the row's timings by name, then its events
+// (Scenario.Events) on the scenario's clock.
 func timings(sc Scenario) string {
 	keys := make([]string, 0, len(sc.Timings))
 	for k := range sc.Timings {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	parts := make([]string, len(keys))
+	parts := make([]string, len(keys), len(keys)+len(sc.Events))
 	for i, k := range keys {
 		parts[i] = cell(k) + " " + formatDuration(sc.Timings[k])
+	}
+	// Events after the timings, in time order: they are moments, not
+	// durations.
+	for _, e := range sc.Events {
+		parts = append(parts, cell(e.Name)+" at "+formatDuration(e.At))
 	}
 	return strings.Join(parts, "<br>")
 }

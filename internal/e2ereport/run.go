@@ -2,6 +2,7 @@ package e2ereport
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -120,6 +121,35 @@ func (run *Run) Timing(name string, d time.Duration) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	run.s.Timings[name] = d
+}
+
+// Mark records that event happened now, on the scenario's clock (since
+// Begin); MarkAt with time.Now().
+func (run *Run) Mark(event string) {
+	run.t.Helper()
+	run.MarkAt(event, time.Now())
+}
+
+// MarkAt records that event happened at at, as how long after Begin, to
+// the millisecond, and logs it. Only the first mark of an event counts:
+// "first failure" may be marked from a loop that sees the failure on
+// every round. Events are kept in time order.
+func (run *Run) MarkAt(event string, at time.Time) {
+	run.t.Helper()
+	d := at.Sub(run.start).Round(time.Millisecond)
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	for _, e := range run.s.Events {
+		if e.Name == event {
+			return
+		}
+	}
+	run.t.Logf("%s: %s at %s", run.Name(), event, d)
+	i := len(run.s.Events)
+	for i > 0 && run.s.Events[i-1].At > d {
+		i--
+	}
+	run.s.Events = slices.Insert(run.s.Events, i, Event{Name: event, At: d})
 }
 
 // Fatalf records why the scenario could not reach an outcome and stops

@@ -34,6 +34,11 @@ type Scenario struct {
 	// Timings are the measured durations worth reporting, such as
 	// "restart-to-recovered".
 	Timings map[string]time.Duration
+	// Events are the moments the scenario marked (Run.Mark) on its one
+	// clock, in the order they happened: how long after the scenario
+	// began each was. Unlike Timings, each measured from its own start,
+	// they can be compared with each other (Timelines draws them).
+	Events []Event
 	// Notes are stand-ins, observations and the first error line. Recorder
 	// redacts anything that looks like a token.
 	Notes []string
@@ -64,6 +69,33 @@ func (s Scenario) Shortfall() string {
 	return ""
 }
 
+// Event is a moment of a scenario: At is how long after the scenario
+// began (Recorder.Begin) it happened.
+type Event struct {
+	Name string
+	At   time.Duration
+}
+
+// The events a rotation scenario marks, which Timelines draws: the
+// stimulus, what the pristine build shows, and what the patched one does.
+const (
+	// EventRotation: the credential or CA was rotated (the new one in
+	// place, the old one no longer accepted).
+	EventRotation = "rotation"
+	// EventFirstFailure: the build was first seen failing with the
+	// rotated credential (the refusal the scenario takes as evidence).
+	EventFirstFailure = "first failure"
+	// EventRecovery: the build was first seen working past the rotation
+	// (what the scenario waits for).
+	EventRecovery = "recovery"
+)
+
+// eventJSON is Event on the wire, in seconds as the durations are.
+type eventJSON struct {
+	Name      string  `json:"name"`
+	AtSeconds float64 `json:"atSeconds"`
+}
+
 // scenarioJSON is Scenario on the wire. Durations are seconds (a number
 // every JSON consumer reads) rather than time.Duration's nanosecond count.
 type scenarioJSON struct {
@@ -75,6 +107,7 @@ type scenarioJSON struct {
 	Met             bool               `json:"met"`
 	DurationSeconds float64            `json:"durationSeconds"`
 	TimingsSeconds  map[string]float64 `json:"timingsSeconds,omitempty"`
+	Events          []eventJSON        `json:"events,omitempty"`
 	Notes           []string           `json:"notes,omitempty"`
 }
 
@@ -91,6 +124,9 @@ func (s Scenario) MarshalJSON() ([]byte, error) {
 		for k, d := range s.Timings {
 			w.TimingsSeconds[k] = seconds(d)
 		}
+	}
+	for _, e := range s.Events {
+		w.Events = append(w.Events, eventJSON{Name: e.Name, AtSeconds: seconds(e.At)})
 	}
 	return json.Marshal(w)
 }
@@ -113,6 +149,9 @@ func (s *Scenario) UnmarshalJSON(data []byte) error {
 		for k, v := range w.TimingsSeconds {
 			s.Timings[k] = fromSeconds(v)
 		}
+	}
+	for _, e := range w.Events {
+		s.Events = append(s.Events, Event{Name: e.Name, At: fromSeconds(e.AtSeconds)})
 	}
 	return nil
 }

@@ -11,7 +11,8 @@ import (
 // Mark is a drawn point or bar as read back from an SVG: its data
 // attributes (without the data- prefix) and its <title>.
 type Mark struct {
-	// Kind is "point" (LineChart) or "bar" (BarChart).
+	// Kind is "point" (LineChart), "bar" (BarChart) or "event"
+	// (TimelineChart).
 	Kind string
 	// Series is the name of the series or lane the mark belongs to.
 	Series string
@@ -20,7 +21,7 @@ type Mark struct {
 }
 
 // Marks parses svg as XML to its end, so that a document that is not
-// well-formed is an error, and returns its points and bars in document
+// well-formed is an error, and returns its points, bars and events in document
 // order. The reports' tests check with it that what is drawn is the
 // report's figures.
 func Marks(svg []byte) ([]Mark, error) {
@@ -60,7 +61,7 @@ func Marks(svg []byte) ([]Mark, error) {
 			switch {
 			case t.Name.Local == "g":
 				groups = append(groups, data["name"])
-			case class == "point" || class == "bar":
+			case class == "point" || class == "bar" || class == "event":
 				series := ""
 				if len(groups) > 0 {
 					series = groups[len(groups)-1]

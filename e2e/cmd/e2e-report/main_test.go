@@ -37,7 +37,7 @@ func TestRunWritesMarkdownAndJSON(t *testing.T) {
 	}
 }
 
-// The rotation scenarios' timings are drawn beside e2e.md, which links
+// The rotation scenarios' events are drawn beside e2e.md, which links
 // them, and the pictures of an older report are removed.
 func TestRunWritesTimelines(t *testing.T) {
 	root := t.TempDir()
@@ -51,7 +51,8 @@ func TestRunWritesTimelines(t *testing.T) {
 	}
 	r := e2ereport.NewRecorder(root, "karmada-control-plane")
 	r.Add(e2ereport.Scenario{Name: "rotation", Binary: "patched", Result: e2ereport.Pass, Expected: e2ereport.Pass,
-		Timings: map[string]time.Duration{"restart-to-recovered": 2345 * time.Millisecond}})
+		Timings: map[string]time.Duration{"restart-to-recovered": 2345 * time.Millisecond},
+		Events:  []e2ereport.Event{{Name: e2ereport.EventRotation, At: 10 * time.Second}, {Name: e2ereport.EventRecovery, At: 12345 * time.Millisecond}}})
 	if err := r.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +71,8 @@ func TestRunWritesTimelines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(marks) != 1 || marks[0].Data["ms"] != "2345" || marks[0].Data["label"] != "restart-to-recovered" {
-		t.Errorf("%s marks = %+v, want restart-to-recovered at 2345 ms", file, marks)
+	if len(marks) != 2 || marks[1].Data["at-ms"] != "12345" || marks[1].Data["since-rotation-ms"] != "2345" || marks[1].Data["label"] != "recovery" {
+		t.Errorf("%s marks = %+v, want the rotation and the recovery at 12345 ms, 2345 ms after it", file, marks)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "e2e.md"))
 	if !strings.Contains(string(md), "]("+file+")") {

@@ -101,22 +101,22 @@ type JSONReport struct {
 	Sum           string         `json:"sum"`
 	Verified      string         `json:"verified"`
 	Series        string         `json:"series"`
-	SeriesReason  string         `json:"series_reason"`
+	SeriesReason  string         `json:"seriesReason"`
 	Patches       []JSONPatch    `json:"patches"`
 	Overrides     []JSONOverride `json:"overrides"`
 	Counts        JSONCounts     `json:"counts"`
 	Pristine      string         `json:"pristine"`
 	Regression    Regression     `json:"regression"`
 	Result        string         `json:"result"`
-	ResultMessage string         `json:"result_message"`
+	ResultMessage string         `json:"resultMessage"`
 }
 
 // JSONPatch is one patch of a JSON report (also watch.json's).
 type JSONPatch struct {
 	Name           string      `json:"name"`
 	Status         Status      `json:"status"`
-	UpstreamFix    UpstreamFix `json:"upstream_fix,omitempty"`
-	UpstreamFixWhy string      `json:"upstream_fix_why,omitempty"`
+	UpstreamFix    UpstreamFix `json:"upstreamFix,omitempty"`
+	UpstreamFixWhy string      `json:"upstreamFixWhy,omitempty"`
 	Notes          []string    `json:"notes,omitempty"`
 }
 
@@ -134,10 +134,10 @@ type JSONCounts struct {
 	Clean               int `json:"clean"`
 	Offset              int `json:"offset"`
 	Conflict            int `json:"conflict"`
-	AlreadyUpstream     int `json:"already_upstream"`
-	OverridesNeeded     int `json:"overrides_needed"`
-	OverridesSuperseded int `json:"overrides_superseded"`
-	OverridesConflict   int `json:"overrides_conflict"`
+	AlreadyUpstream     int `json:"alreadyUpstream"`
+	OverridesNeeded     int `json:"overridesNeeded"`
+	OverridesSuperseded int `json:"overridesSuperseded"`
+	OverridesConflict   int `json:"overridesConflict"`
 }
 
 // PatchesJSON is r's patches as the JSON reports carry them; never nil,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -62,8 +63,17 @@ func TestHeartbeatOnTheRegressionCheck(t *testing.T) {
 // jsonKeys are the JSON report's top-level keys, as docs/pipeline.md lists
 // them: removing or renaming one breaks the readers the schema promises.
 var jsonKeys = []string{
-	"counts", "module", "overrides", "patches", "pristine", "regression", "result", "result_message",
-	"schema", "series", "series_reason", "sum", "upstream", "verified", "version",
+	"counts", "module", "overrides", "patches", "pristine", "regression", "result", "resultMessage",
+	"schema", "series", "seriesReason", "sum", "upstream", "verified", "version",
+}
+
+// TestJSONKeysAreCamelCase: every key the JSON report can hold, those
+// left out when empty too, is camelCase, as in treetest's report; the
+// schema was snake_case until issue 37.
+func TestJSONKeysAreCamelCase(t *testing.T) {
+	if bad := pipelinetest.NonCamelCaseFields(reflect.TypeFor[JSONReport]()); len(bad) > 0 {
+		t.Errorf("JSON keys not camelCase: %q", bad)
+	}
 }
 
 // TestJSONReport: the JSON report says what the human one says.
@@ -97,6 +107,9 @@ func TestJSONReport(t *testing.T) {
 		if !slices.Equal(got, jsonKeys) {
 			t.Errorf("%s: keys %v, want %v", tt.version, got, jsonKeys)
 		}
+		if bad, err := pipelinetest.NonCamelCaseKeys(js.Bytes()); err != nil || len(bad) > 0 {
+			t.Errorf("%s: keys not camelCase %q (%v):\n%s", tt.version, bad, err, js.String())
+		}
 		var j JSONReport
 		if err := json.Unmarshal(js.Bytes(), &j); err != nil {
 			t.Fatal(err)
@@ -107,7 +120,7 @@ func TestJSONReport(t *testing.T) {
 		}
 		lines := strings.Split(strings.TrimSpace(text.String()), "\n")
 		if last := lines[len(lines)-1]; last != "result: "+j.ResultMessage {
-			t.Errorf("%s: JSON result_message %q, the human report ends %q", tt.version, j.ResultMessage, last)
+			t.Errorf("%s: JSON resultMessage %q, the human report ends %q", tt.version, j.ResultMessage, last)
 		}
 		if len(j.Patches) != len(r.Patches) {
 			t.Fatalf("%s: %d patches in JSON, %d in the report", tt.version, len(j.Patches), len(r.Patches))

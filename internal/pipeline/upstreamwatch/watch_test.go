@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,9 @@ func TestReports(t *testing.T) {
 	if err := r.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
+	if bad, err := pipelinetest.NonCamelCaseKeys(js.Bytes()); err != nil || len(bad) > 0 {
+		t.Errorf("watch.json keys not camelCase %q (%v):\n%s", bad, err, js.String())
+	}
 	var got struct {
 		Schema    string
 		New       int
@@ -114,7 +118,7 @@ func TestReports(t *testing.T) {
 				Version, Verdict string
 				Patches          []struct {
 					Name, Status string
-					UpstreamFix  string `json:"upstream_fix"`
+					UpstreamFix  string `json:"upstreamFix"`
 				}
 			}
 		}
@@ -209,5 +213,14 @@ func TestHeartbeat(t *testing.T) {
 				t.Errorf("%s: no heartbeat %q; pristine %q; log:\n%s", tag.Version, want, tag.Rebase.Pristine, log.String())
 			}
 		}
+	}
+}
+
+// TestJSONKeysAreCamelCase: every key watch.json can hold, the tags'
+// rebase patches and overrides included, is camelCase, as the rebase
+// report's and treetest's are.
+func TestJSONKeysAreCamelCase(t *testing.T) {
+	if bad := pipelinetest.NonCamelCaseFields(reflect.TypeFor[jsonReport]()); len(bad) > 0 {
+		t.Errorf("watch.json keys not camelCase: %q", bad)
 	}
 }
