@@ -286,8 +286,8 @@ charts-push: ## Push _output/charts/ to <REGISTRY>/charts over OCI: make charts-
 
 .PHONY: charts-test
 charts-test: ## Chart tests with the real helm: lint, render, schema, install into a real kube-apiserver, OCI push/pull, rollback to upstream's image.
-	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager
-	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager --pristine
+	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager,karmada-scheduler-estimator,karmada-agent
+	$(HOLDFAST) build --upstream karmada --only karmada-controller-manager,karmada-scheduler-estimator,karmada-agent --pristine
 	$(GO) test -tags e2e -count=1 -timeout 30m ./internal/pipeline/charts/
 
 # --- release ----------------------------------------------------------------

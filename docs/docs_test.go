@@ -152,7 +152,7 @@ func (d doc) codeSpans(i int) []string {
 // two revisions. Keyed by file and the line's text.
 var historical = []struct{ file, line, why string }{
 	{"docs/worker-operator.md", "Earlier builds (`v1.6.4-holdfast.1`)", "what an older build did"},
-	{"docs/charts.md", `is of version "v1.18.2-holdfast.6", not v1.18.2-holdfast.7`, "an error quoting an older build"},
+	{"docs/charts.md", `is of version "v1.18.2-holdfast.7", not v1.18.2-holdfast.8`, "an error quoting an older build"},
 }
 
 var holdfastVersion = regexp.MustCompile(`\bv?(\d+\.\d+\.\d+)-holdfast\.(\d+)\b`)

@@ -277,6 +277,106 @@ func TestKarmadaRollbackToUpstreamImage(t *testing.T) {
 	}
 }
 
+// TestKarmadaEstimatorAndAgent: the chart deploys holdfast's
+// karmada-scheduler-estimator and karmada-agent (0007), and mounts the
+// estimator's member kubeconfig as a directory: a subPath mount never
+// receives the kubelet's update of a Secret (kubernetes#50345), so a
+// rotated member kubeconfig would never reach the estimator. The drop-in
+// rule: the rendered commands are taken by upstream's binaries as well as
+// holdfast's (a rollback to upstream's image keeps starting), and the file
+// --kubeconfig names is the Secret's key inside the mounted directory.
+func TestKarmadaEstimatorAndAgent(t *testing.T) {
+	f := setup(t)
+	hv := f.karmada.AppVersion
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		deployment string
+		binary     string
+		kubeconfig string // the flag naming the kubeconfig
+		mountPath  string // where the kubeconfig Secret is mounted, as a directory
+		secret     string
+		key        string
+	}{
+		{
+			name: "scheduler-estimator",
+			args: []string{"--set", "components={schedulerEstimator},schedulerEstimator.memberClusters[0].clusterName=member1," +
+				"schedulerEstimator.memberClusters[0].kubeconfig.server=https://member1.example:6443"},
+			deployment: "karmada-scheduler-estimator-member1",
+			binary:     "karmada-scheduler-estimator",
+			kubeconfig: "--kubeconfig=/etc/member-kubeconfig/member1-kubeconfig",
+			mountPath:  "/etc/member-kubeconfig",
+			secret:     "member1-kubeconfig",
+			key:        "member1-kubeconfig",
+		},
+		{
+			name:       "agent",
+			args:       []string{"--set", "installMode=agent,agent.clusterName=member1,agent.kubeconfig.server=https://karmada.example:5443"},
+			deployment: "rel-agent",
+			binary:     "karmada-agent",
+			kubeconfig: "--karmada-kubeconfig=/etc/kubeconfig/kubeconfig",
+			mountPath:  "/etc/kubeconfig",
+			secret:     "rel-agent-kubeconfig",
+			key:        "kubeconfig",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := f.render(t, f.karmada, karmadaNamespace, tc.args...)
+			d := objs.deployment(t, tc.deployment)
+			c := d.Spec.Template.Spec.Containers[0]
+			if want := holdfastImage(tc.binary, hv); c.Image != want {
+				t.Errorf("image %s, want %s", c.Image, want)
+			}
+			if len(c.Command) == 0 || c.Command[0] != "/bin/"+tc.binary {
+				t.Fatalf("command %q: upstream's binary path changed", c.Command)
+			}
+			if !slices.Contains(c.Command, tc.kubeconfig) {
+				t.Errorf("command %q lacks %s", c.Command, tc.kubeconfig)
+			}
+			var volume string
+			for _, v := range d.Spec.Template.Spec.Volumes {
+				if v.Secret != nil && v.Secret.SecretName == tc.secret {
+					volume = v.Name
+				}
+			}
+			if volume == "" {
+				t.Fatalf("no volume of Secret %s", tc.secret)
+			}
+			mounted := false
+			for _, m := range c.VolumeMounts {
+				if m.Name != volume {
+					continue
+				}
+				mounted = true
+				if m.SubPath != "" || m.SubPathExpr != "" {
+					t.Errorf("Secret %s mounted with subPath %q: the kubelet never updates it", tc.secret, m.SubPath+m.SubPathExpr)
+				}
+				if m.MountPath != tc.mountPath {
+					t.Errorf("Secret %s mounted at %s, want %s", tc.secret, m.MountPath, tc.mountPath)
+				}
+			}
+			if !mounted {
+				t.Errorf("Secret %s is not mounted", tc.secret)
+			}
+			var secret corev1.Secret
+			if err := yaml.Unmarshal(objs["Secret/"+tc.secret], &secret); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := secret.StringData[tc.key]; !ok {
+				if _, ok := secret.Data[tc.key]; !ok {
+					t.Errorf("Secret %s has no key %s: the file %s names would not exist", tc.secret, tc.key, tc.kubeconfig)
+				}
+			}
+			for _, b := range []binaryBuild{pristine, patched} {
+				bin := karmadaBinary(t, f.root, f.karmada.Pin.Version, b, tc.binary)
+				if _, err := parseFlags(t, bin, c.Command[1:]); err != nil {
+					t.Errorf("%s %s refuses the rendered command %q: %v", b, tc.binary, c.Command[1:], err)
+				}
+			}
+		})
+	}
+}
+
 // binaryBuild says which of the two builds of the default pin a binary is.
 type binaryBuild string
 
@@ -285,13 +385,20 @@ const (
 	pristine binaryBuild = "pristine"
 )
 
-// controllerManager returns the karmada-controller-manager of build b where
+// controllerManager returns the karmada-controller-manager of build b (see
+// karmadaBinary).
+func controllerManager(t *testing.T, root, version string, b binaryBuild) string {
+	t.Helper()
+	return karmadaBinary(t, root, version, b, "karmada-controller-manager")
+}
+
+// karmadaBinary returns the Karmada binary name of build b where
 // `holdfast build --upstream karmada [--pristine]` leaves it, under
 // $HOLDFAST_E2E_BIN when set as the e2e suites read it (for any version,
 // where internal/pipeline/build.LocateDefault finds the default pin's). A
 // missing binary fails the test with how to build it, so a forgotten build
 // cannot pass as green.
-func controllerManager(t *testing.T, root, version string, b binaryBuild) string {
+func karmadaBinary(t *testing.T, root, version string, b binaryBuild, name string) string {
 	t.Helper()
 	dir := os.Getenv("HOLDFAST_E2E_BIN")
 	if dir == "" {
@@ -301,7 +408,7 @@ func controllerManager(t *testing.T, root, version string, b binaryBuild) string
 	if b == pristine {
 		folder, flag = folder+"-pristine", " --pristine"
 	}
-	path := filepath.Join(dir, folder, "karmada-controller-manager")
+	path := filepath.Join(dir, folder, name)
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("%s binary %s: %v; build them first: make e2e-binaries (or go run ./cmd/holdfast build --upstream karmada%s)", b, path, err, flag)
 	}
