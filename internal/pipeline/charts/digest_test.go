@@ -147,8 +147,8 @@ func TestImageDigestsAllOrNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d) != 3 {
-		t.Errorf("digests %v, want the three karmada images", d)
+	if len(d) != 5 {
+		t.Errorf("digests %v, want the five karmada images", d)
 	}
 	for b, h := range want {
 		if d[b] != h.String() {
@@ -202,6 +202,8 @@ func TestVerifyDigests(t *testing.T) {
 		return "controllerManager:\n  image:\n    repository: holdfast-dist/karmada-controller-manager\n    digest: \"" + cm + "\"\n" +
 			"search:\n  image:\n    repository: holdfast-dist/karmada-search\n    digest: \"" + built["karmada-search"] + "\"\n" +
 			"metricsAdapter:\n  image:\n    repository: holdfast-dist/karmada-metrics-adapter\n    digest: \"" + built["karmada-metrics-adapter"] + "\"\n" +
+			"schedulerEstimator:\n  image:\n    repository: holdfast-dist/karmada-scheduler-estimator\n    digest: \"" + built["karmada-scheduler-estimator"] + "\"\n" +
+			"agent:\n  image:\n    repository: holdfast-dist/karmada-agent\n    digest: \"" + built["karmada-agent"] + "\"\n" +
 			"scheduler:\n  image:\n    repository: karmada/karmada-scheduler\n"
 	}
 	worker := "image:\n  repository: holdfast-dist/worker-operator\n  digest: \"" + built["worker-operator"] + "\"\n"
