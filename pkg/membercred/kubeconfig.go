@@ -51,6 +51,10 @@ type KubeconfigOptions struct {
 	Logger logr.Logger
 	// Clock tells the time; nil means the real clock. Tests pass a fake one.
 	Clock clock.PassiveClock
+	// Context is the kubeconfig context whose credential is followed, as a
+	// --context flag gives it (karmada-agent's --karmada-context); empty
+	// means the file's current-context, read anew with the rest.
+	Context string
 }
 
 // KubeconfigCredential is the credential a kubeconfig file holds now: the
@@ -89,6 +93,7 @@ type KubeconfigOptions struct {
 // token's (replayable).
 type KubeconfigCredential struct {
 	path    string
+	context string // KubeconfigOptions.Context
 	name    string
 	server  string // of the first read: a running client keeps its host
 	log     logr.Logger
@@ -148,7 +153,7 @@ var readDone = func() *credentialRead {
 	return r
 }()
 
-var kubeconfigCredentials sync.Map // absolute path -> *KubeconfigCredential
+var kubeconfigCredentials sync.Map // absolute path + "\x00" + context -> *KubeconfigCredential
 
 // RestConfigFromKubeconfig is clientcmd.BuildConfigFromFlags("", path)
 // whose clients follow the credential the file holds now. With a file that
@@ -168,7 +173,7 @@ var kubeconfigCredentials sync.Map // absolute path -> *KubeconfigCredential
 // file cannot be read as KubeconfigCredential requires although clientcmd
 // accepted it (a line in the log says why).
 func RestConfigFromKubeconfig(path string, opts KubeconfigOptions) (*rest.Config, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	cfg, err := buildConfig(path, opts.Context)
 	if err != nil || path == "" {
 		return cfg, err
 	}
@@ -188,6 +193,18 @@ func RestConfigFromKubeconfig(path string, opts KubeconfigOptions) (*rest.Config
 	return cfg, nil
 }
 
+// buildConfig is clientcmd.BuildConfigFromFlags("", path), with context
+// in place of the file's current-context when set, as a --context flag
+// sets it (karmada's apiclient.RestConfig).
+func buildConfig(path, context string) (*rest.Config, error) {
+	if context == "" || path == "" {
+		return clientcmd.BuildConfigFromFlags("", path)
+	}
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path},
+		&clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+}
+
 func logger(opts KubeconfigOptions) logr.Logger {
 	if opts.Logger.GetSink() == nil {
 		return klog.Background()
@@ -196,14 +213,15 @@ func logger(opts KubeconfigOptions) logr.Logger {
 }
 
 func credentialFor(abs string, opts KubeconfigOptions) (*KubeconfigCredential, error) {
-	if v, ok := kubeconfigCredentials.Load(abs); ok {
+	key := abs + "\x00" + opts.Context
+	if v, ok := kubeconfigCredentials.Load(key); ok {
 		return v.(*KubeconfigCredential), nil
 	}
 	k, err := NewKubeconfigCredential(abs, opts)
 	if err != nil {
 		return nil, err
 	}
-	v, _ := kubeconfigCredentials.LoadOrStore(abs, k)
+	v, _ := kubeconfigCredentials.LoadOrStore(key, k)
 	return v.(*KubeconfigCredential), nil
 }
 
@@ -218,12 +236,13 @@ func NewKubeconfigCredential(path string, opts KubeconfigOptions) (*KubeconfigCr
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	read, kerr := readKubeconfigCredential(path)
+	read, kerr := readKubeconfigCredential(path, opts.Context)
 	if kerr != nil {
 		return nil, fmt.Errorf("kubeconfig %s %s", path, kerr.detail)
 	}
 	k := &KubeconfigCredential{
 		path:     path,
+		context:  opts.Context,
 		name:     opts.Name,
 		server:   read.spec.server,
 		log:      logger(opts).WithValues("kubeconfig", opts.Name),
@@ -314,7 +333,7 @@ func (k *KubeconfigCredential) run(r *credentialRead) {
 
 	stamps := stampsOf(paths) // before the read: a change after it is seen next time
 	if r.rejected != nil || due || !stampsEqual(stamps, prevStamps) {
-		read, kerr := readKubeconfigCredential(k.path)
+		read, kerr := readKubeconfigCredential(k.path, k.context)
 		if kerr == nil {
 			kerr = k.publish(read)
 		}

@@ -42,7 +42,7 @@ func FuzzParseKubeconfig(f *testing.F) {
 	known := map[string]bool{ReasonKubeconfigInvalid: true}
 	dir := filepath.Join(f.TempDir(), "volume")
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		spec, kerr := parseKubeconfig(raw, dir)
+		spec, kerr := parseKubeconfig(raw, dir, "")
 		if kerr != nil {
 			if spec != nil {
 				t.Fatal("a refusal returned a spec")

@@ -63,14 +63,15 @@ func refuse(reason, format string, args ...any) *kubeconfigError {
 }
 
 // parseKubeconfig decodes a kubeconfig with clientcmd.Load, the decoder
-// clientcmd.BuildConfigFromFlags uses, and picks the credential of its
-// current context. It reads no file (the fuzz target relies on that). It is
+// clientcmd.BuildConfigFromFlags uses, and picks the credential of context,
+// or of its current context when context is empty (a --context flag
+// overrides current-context the same way in clientcmd). It reads no file (the fuzz target relies on that). It is
 // stricter than clientcmd's merge, which fills a missing context, cluster or
 // user with empty defaults and then fails validation or, for an empty file,
 // falls back to the in-cluster config: a re-read must not switch a running
 // client to another identity, so anything incomplete is refused and the last
 // good credential kept.
-func parseKubeconfig(raw []byte, dir string) (*kubeconfigSpec, *kubeconfigError) {
+func parseKubeconfig(raw []byte, dir, context string) (*kubeconfigSpec, *kubeconfigError) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, refuse(ReasonKubeconfigInvalid, "is empty")
 	}
@@ -80,20 +81,27 @@ func parseKubeconfig(raw []byte, dir string) (*kubeconfigSpec, *kubeconfigError)
 		// anything token-shaped all the same.
 		return nil, refuse(ReasonKubeconfigInvalid, "does not parse: %s", redact(err.Error(), nil))
 	}
-	if cfg.CurrentContext == "" {
-		return nil, refuse(ReasonKubeconfigInvalid, "has no current-context")
+	name := context
+	if name == "" {
+		if cfg.CurrentContext == "" {
+			return nil, refuse(ReasonKubeconfigInvalid, "has no current-context")
+		}
+		name = cfg.CurrentContext
 	}
-	ctx := cfg.Contexts[cfg.CurrentContext]
+	ctx := cfg.Contexts[name]
 	if ctx == nil {
-		return nil, refuse(ReasonKubeconfigInvalid, "names current-context %q, which it does not define", cfg.CurrentContext)
+		if context != "" {
+			return nil, refuse(ReasonKubeconfigInvalid, "does not define context %q", context)
+		}
+		return nil, refuse(ReasonKubeconfigInvalid, "names current-context %q, which it does not define", name)
 	}
 	cluster := cfg.Clusters[ctx.Cluster]
 	if cluster == nil {
-		return nil, refuse(ReasonKubeconfigInvalid, "context %q names cluster %q, which it does not define", cfg.CurrentContext, ctx.Cluster)
+		return nil, refuse(ReasonKubeconfigInvalid, "context %q names cluster %q, which it does not define", name, ctx.Cluster)
 	}
 	user := cfg.AuthInfos[ctx.AuthInfo]
 	if user == nil {
-		return nil, refuse(ReasonKubeconfigInvalid, "context %q names user %q, which it does not define", cfg.CurrentContext, ctx.AuthInfo)
+		return nil, refuse(ReasonKubeconfigInvalid, "context %q names user %q, which it does not define", name, ctx.AuthInfo)
 	}
 	cluster, user = cluster.DeepCopy(), user.DeepCopy()
 	_ = clientcmd.ResolvePaths(clientcmd.GetClusterFileReferences(cluster), dir) // never fails
@@ -141,13 +149,14 @@ type kubeconfigRead struct {
 }
 
 // readKubeconfigCredential reads the kubeconfig at path and the files it
-// names, and returns the credential they hold now.
-func readKubeconfigCredential(path string) (*kubeconfigRead, *kubeconfigError) {
+// names, and returns the credential of context ("": the current context)
+// they hold now.
+func readKubeconfigCredential(path, context string) (*kubeconfigRead, *kubeconfigError) {
 	raw, err := readBounded(path)
 	if err != nil {
 		return nil, refuse(ReasonKubeconfigUnreadable, "cannot be read: %v", err)
 	}
-	spec, kerr := parseKubeconfig(raw, filepath.Dir(path))
+	spec, kerr := parseKubeconfig(raw, filepath.Dir(path), context)
 	if kerr != nil {
 		return nil, kerr
 	}

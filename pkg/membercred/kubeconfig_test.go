@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -502,5 +503,58 @@ func TestKubeconfigTLSAlertRereadsAtOnce(t *testing.T) {
 	k.waitIdle()
 	if code, err := statusOf(c, api.URL); err != nil || code != http.StatusOK {
 		t.Fatalf("GET after the alert: %d %v, want 200 with the certificate the file holds now", code, err)
+	}
+}
+
+// karmada-agent's --karmada-context (upstream's artifacts/agent manifest
+// passes one) names a context other than the file's current-context: the
+// credential followed is that context's, read anew on every change, and
+// the config is what clientcmd builds for that context.
+func TestKubeconfigExplicitContextIsFollowed(t *testing.T) {
+	ca := newTestCA(t, "karmada-ca", nil)
+	api := newKubeAPI(t, ca.serving(t, leafOpts{}), nil)
+	api.accept("agent-old")
+	conf := func(agentToken string) map[string][]byte {
+		cfg := clientcmdapi.NewConfig()
+		cfg.Clusters["karmada"] = &clientcmdapi.Cluster{Server: api.URL, CertificateAuthorityData: ca.pem()}
+		cfg.Clusters["elsewhere"] = &clientcmdapi.Cluster{Server: "https://198.51.100.1:6443", CertificateAuthorityData: ca.pem()}
+		cfg.AuthInfos["agent"] = &clientcmdapi.AuthInfo{Token: agentToken}
+		cfg.AuthInfos["admin"] = &clientcmdapi.AuthInfo{Token: "admin-token"}
+		cfg.Contexts["karmada-apiserver"] = &clientcmdapi.Context{Cluster: "karmada", AuthInfo: "agent"}
+		cfg.Contexts["admin"] = &clientcmdapi.Context{Cluster: "elsewhere", AuthInfo: "admin"}
+		cfg.CurrentContext = "admin"
+		raw, err := clientcmd.Write(*cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return map[string][]byte{"config": raw}
+	}
+	vol := newKubeconfigVolume(t, conf("agent-old"))
+	cfg, err := RestConfigFromKubeconfig(vol.path(), KubeconfigOptions{Context: "karmada-apiserver", Logger: discardLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != api.URL {
+		t.Fatalf("host %s, want the named context's %s", cfg.Host, api.URL)
+	}
+	c := httpClient(t, cfg)
+	if code, err := statusOf(c, api.URL); err != nil || code != http.StatusOK {
+		t.Fatalf("before rotation: %d %v (server saw %v)", code, err, api.requests())
+	}
+	vol.publish(t, conf("agent-new"))
+	api.accept("agent-new")
+	if code, err := statusOf(c, api.URL); err != nil || code != http.StatusOK {
+		t.Fatalf("after rotation and revocation: %d %v, want 200 (server saw %v)", code, err, api.requests())
+	}
+	want := []string{"token:agent-old", "token:agent-old", "token:agent-new"}
+	if got := api.requests(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("server saw %v, want %v", got, want)
+	}
+	_, err = RestConfigFromKubeconfig(vol.path(), KubeconfigOptions{Context: "missing", Logger: discardLogger()})
+	_, upstream := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: vol.path()},
+		&clientcmd.ConfigOverrides{CurrentContext: "missing"}).ClientConfig()
+	if err == nil || upstream == nil || err.Error() != upstream.Error() {
+		t.Fatalf("a context the file lacks: %v, want clientcmd's own error %v", err, upstream)
 	}
 }

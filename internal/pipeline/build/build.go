@@ -138,7 +138,11 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 		if len(o.Only) > 0 && !slices.Contains(o.Only, name) {
 			continue
 		}
-		args := []string{"build", "-trimpath", "-buildvcs=true", "-ldflags", ldflags, "-o", filepath.Join(tmp, name), pkg}
+		args := []string{"build", "-trimpath", "-buildvcs=true"}
+		if o.Pin.Tags != "" {
+			args = append(args, "-tags", o.Pin.Tags)
+		}
+		args = append(args, "-ldflags", ldflags, "-o", filepath.Join(tmp, name), pkg)
 		if o.Log != nil {
 			fmt.Fprintf(o.Log, "  (cd <git checkout of %s> && GOTOOLCHAIN=%s CGO_ENABLED=0 %sgo %s)\n", o.Tree, toolchain, o.Platform.goEnv(), quote(args))
 		}

@@ -183,3 +183,44 @@ func TestBuild(t *testing.T) {
 		t.Errorf("--only naming an unknown binary: err = %v, want one naming it and the known ones", err)
 	}
 }
+
+// TestBuildPassesThePinsTags: a pin's build tags reach go build, as
+// upstream's release build passes them (Karmada's estimator panics on its
+// first gRPC request when built without kubernetes_protomessage_one_more_release).
+func TestBuildPassesThePinsTags(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	fx := pipelinetest.New(t)
+	pipelinetest.Write(t, fx.Config.Root, map[string]string{
+		"overlay/up/cmd/tagged/main.go":    "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(tagged) }\n",
+		"overlay/up/cmd/tagged/with.go":    "//go:build holdfast_test_tag\n\npackage main\n\nconst tagged = \"with the tag\"\n",
+		"overlay/up/cmd/tagged/without.go": "//go:build !holdfast_test_tag\n\npackage main\n\nconst tagged = \"without the tag\"\n",
+	})
+	up := *fx.Upstream
+	up.Build = []string{"./cmd/tagged"}
+	up.Binaries = map[string]string{}
+	tree, err := fx.Config.Build(context.Background(), &up, fx.Pin, provenance.Patched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ tags, want string }{{"", "without the tag"}, {"holdfast_test_tag", "with the tag"}} {
+		pin := fx.Pin
+		pin.Tags = tc.tags
+		out := filepath.Join(t.TempDir(), "bin")
+		bins, err := build.Build(context.Background(), build.Options{
+			Tree: tree.Dir, Upstream: &up, Pin: pin, Out: out, Env: append(os.Environ(), fx.Env()...),
+			Stamp: build.Stamp{Version: tree.Record.HoldfastVersion, SeriesHash: tree.Record.SeriesHash, Source: build.Source{Commit: "abc"}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := exec.Command(bins[0].Path).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(string(got)) != tc.want {
+			t.Errorf("tags %q: the binary was built %s, want %s", tc.tags, strings.TrimSpace(string(got)), tc.want)
+		}
+	}
+}

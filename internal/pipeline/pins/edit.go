@@ -8,6 +8,9 @@ import (
 // Format renders the pin as its pin-file line, without indentation.
 func (p Pin) Format() string {
 	s := fmt.Sprintf("pin %s %s series=%s revision=%d", p.Version, p.Sum, p.Series, p.Revision)
+	if p.Tags != "" {
+		s += " tags=" + p.Tags
+	}
 	if p.Default {
 		s += " default"
 	}
@@ -42,6 +45,11 @@ func SetPin(name string, data []byte, upstream string, pin Pin) ([]byte, *Pin, e
 	}
 	if replaced != nil {
 		pin.Default = replaced.Default
+		if pin.Tags == "" {
+			// A patch release of the same minor builds as the one it
+			// replaces (upstream's hack/build.sh rarely changes in one).
+			pin.Tags = replaced.Tags
+		}
 		orig := lines[replaced.Line-1]
 		indent := orig[:len(orig)-len(strings.TrimLeft(orig, " \t"))]
 		line := indent + pin.Format()

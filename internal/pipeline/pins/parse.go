@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -250,11 +251,15 @@ func checkBuildPackage(s string) error {
 	return nil
 }
 
+// buildTag is what the go command accepts in -tags (go/build's constraint
+// identifiers), checked so that a typo fails at parse time, not in a build.
+var buildTag = regexp.MustCompile(`^[A-Za-z0-9_.]+$`)
+
 func (p *parser) pin(line int, args []string) (Pin, bool) {
 	pin := Pin{Line: line}
 	nerr := len(p.errs)
 	if len(args) < 2 {
-		p.errorf(line, "want `pin VERSION SUM series=DIR revision=N [default]`")
+		p.errorf(line, "want `pin VERSION SUM series=DIR revision=N [tags=TAG,...] [default]`")
 		return pin, false
 	}
 	pin.Version, pin.Sum = args[0], args[1]
@@ -286,8 +291,22 @@ func (p *parser) pin(line int, args []string) (Pin, bool) {
 				p.errorf(line, "revision %q must be a whole number from 1 up", value)
 			}
 			pin.Revision = n
+		case key == "tags" && hasValue:
+			var tags []string
+			for _, tag := range strings.Split(value, ",") {
+				if !buildTag.MatchString(tag) {
+					p.errorf(line, "tags: %q is not a build tag (letters, digits, _ and .)", tag)
+					continue
+				}
+				if slices.Contains(tags, tag) {
+					p.errorf(line, "tags: %s given twice", tag)
+					continue
+				}
+				tags = append(tags, tag)
+			}
+			pin.Tags = strings.Join(tags, ",")
 		default:
-			p.errorf(line, "unknown pin option %q (want series=DIR, revision=N or default)", opt)
+			p.errorf(line, "unknown pin option %q (want series=DIR, revision=N, tags=TAG,... or default)", opt)
 		}
 	}
 	for _, required := range []string{"series", "revision"} {

@@ -52,7 +52,12 @@ type Pin struct {
 	// Revision is holdfast's own release number on top of Version; the
 	// patched binaries report Version-holdfast.Revision.
 	Revision int
-	Default  bool
+	// Tags are the build tags upstream's own release build passes for this
+	// version (Karmada 1.17 and 1.18: kubernetes_protomessage_one_more_release,
+	// hack/build.sh), comma-separated as -tags takes them, given to every
+	// go build and go test of its trees. A string keeps Pin comparable.
+	Tags    string
+	Default bool
 	// Line is where the pin is in the pin file (0 for a pin not read from one).
 	Line int
 }

@@ -73,6 +73,9 @@ func TestParseErrors(t *testing.T) {
 		{"missing series", head + pin("v1.0.0", "revision=1 default"), "pins.txt:3: pin v1.0.0 has no series= option"},
 		{"missing revision", head + pin("v1.0.0", "series=p/1 default"), "pins.txt:3: pin v1.0.0 has no revision= option"},
 		{"bad revision", head + pin("v1.0.0", "series=p/1 revision=0 default"), `pins.txt:3: revision "0" must be a whole number`},
+		{"bad build tag", head + pin("v1.0.0", "series=p/1 revision=1 tags=ok,not-a-tag default"), `pins.txt:3: tags: "not-a-tag" is not a build tag`},
+		{"empty build tag", head + pin("v1.0.0", "series=p/1 revision=1 tags=a,,b default"), `pins.txt:3: tags: "" is not a build tag`},
+		{"build tag twice", head + pin("v1.0.0", "series=p/1 revision=1 tags=a,a default"), "pins.txt:3: tags: a given twice"},
 		{"short version", head + pin("v1.0", "series=p/1 revision=1 default"), `pins.txt:3: version "v1.0" is not a full semantic version`},
 		{"not h1", head + "\tpin v1.0.0 sha256:abc series=p/1 revision=1 default\n", `pins.txt:3: v1.0.0: checksum "sha256:abc" must be an h1: hash`},
 		{"short h1", head + "\tpin v1.0.0 h1:YWJj series=p/1 revision=1 default\n", "is not a base64 SHA-256 hash"},
@@ -236,5 +239,30 @@ func TestRepositoryPinFile(t *testing.T) {
 	}
 	if _, err := f.Upstream("workeroperator"); err != nil {
 		t.Error(err)
+	}
+}
+
+// A pin's build tags (upstream's release build: Karmada 1.17 and 1.18 build
+// with kubernetes_protomessage_one_more_release) round-trip through Format,
+// and a rebase onto a patch release of the same minor keeps them.
+func TestPinTags(t *testing.T) {
+	const content = "upstream k github.com/k/k\n\tbuild .\n\tpin v1.0.0 " + sumA + " series=p/1 revision=2 tags=a,b.c default\n"
+	f, err := Parse("pins.txt", []byte(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := f.Upstreams[0].Pins[0]
+	if pin.Tags != "a,b.c" {
+		t.Fatalf("tags %q, want a,b.c", pin.Tags)
+	}
+	if got, want := pin.Format(), "pin v1.0.0 "+sumA+" series=p/1 revision=2 tags=a,b.c default"; got != want {
+		t.Errorf("Format = %q, want %q", got, want)
+	}
+	out, _, err := SetPin("pins.txt", []byte(content), "k", Pin{Version: "v1.0.1", Sum: sumB, Series: "p/1", Revision: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "pin v1.0.1 "+sumB+" series=p/1 revision=1 tags=a,b.c default") {
+		t.Errorf("a rebase onto v1.0.1 dropped the minor's build tags:\n%s", out)
 	}
 }

@@ -22,6 +22,7 @@ const maxOutputLines = 40
 // Check builds (or reuses) the pin's patched and pristine trees and runs
 // the plan on both.
 func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, pin pins.Pin) (*Result, error) {
+	r.Tags = pin.Tags
 	patched, err := c.Build(ctx, up, pin, provenance.Patched)
 	if err != nil {
 		return nil, err

@@ -30,6 +30,10 @@ type Runner struct {
 	// heartbeat line every progress.Interval; nil discards. It is
 	// progress, not results: holdfast passes its stderr.
 	Log io.Writer
+	// Tags are the pin's build tags (pins.Pin.Tags), passed to every go
+	// test as `holdfast build` passes them to go build: upstream's tests run
+	// as its Makefile runs them, on the code that ships.
+	Tags string
 }
 
 // Run is the outcome of one `go test -json` invocation.
@@ -79,7 +83,11 @@ func (r Runner) GoTest(ctx context.Context, dir string, args, pkgs []string) (*R
 	}
 	// -exec: every test binary runs with loopback as its only network
 	// (offlineExecScript); the go command itself still reaches the proxy.
-	argv := append(append([]string{"test", "-json", "-trimpath", "-exec", offline}, args...), pkgs...)
+	argv := []string{"test", "-json", "-trimpath", "-exec", offline}
+	if r.Tags != "" {
+		argv = append(argv, "-tags", r.Tags)
+	}
+	argv = append(append(argv, args...), pkgs...)
 	env := envOrOS(r.Env)
 	goBin, toolchainEnv := "go", ""
 	if r.Toolchain != "" {

@@ -111,3 +111,25 @@ func TestCheckWithoutRegressionTestsRunsPatchedOnly(t *testing.T) {
 		t.Errorf("%d go test runs (pristine run %s), want the patched one only:\n%s", n, r.PristineTime, log.String())
 	}
 }
+
+// TestGoTestPassesThePinsTags: upstream's tests run with the build tags its
+// Makefile passes (Karmada 1.17/1.18: kubernetes_protomessage_one_more_release,
+// without which pkg/estimator/server's tests fail on every tree).
+func TestGoTestPassesThePinsTags(t *testing.T) {
+	needGo(t)
+	dir := t.TempDir()
+	pipelinetest.Write(t, dir, map[string]string{
+		"go.mod":        "module example.com/probe\n\ngo 1.22\n",
+		"tagged.go":     "//go:build holdfast_test_tag\n\npackage probe\n\nconst tagged = true\n",
+		"untagged.go":   "//go:build !holdfast_test_tag\n\npackage probe\n\nconst tagged = false\n",
+		"probe_test.go": "package probe\n\nimport \"testing\"\n\nfunc TestTagged(t *testing.T) {\n\tif !tagged {\n\t\tt.Fatal(\"built without the tag\")\n\t}\n}\n",
+	})
+	r := treetest.Runner{Env: append(os.Environ(), "GOFLAGS=-count=1", "GOWORK=off"), Tags: "holdfast_test_tag"}
+	run, err := r.GoTest(context.Background(), dir, nil, []string{"."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.State("TestTagged") != treetest.Green {
+		t.Errorf("TestTagged %s, output %q: want GREEN with the runner's tags", run.State("TestTagged"), run.Output)
+	}
+}

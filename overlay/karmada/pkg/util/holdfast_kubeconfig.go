@@ -43,12 +43,14 @@ var holdfastKubeconfigMetrics = sync.OnceValue(func() *membercred.KubeconfigMetr
 })
 
 // HoldfastRestConfigFromKubeconfig is clientcmd.BuildConfigFromFlags("", path)
+// (with context in place of the file's current-context when not empty)
 // whose token, client certificate and CA follow the kubeconfig file and the
 // files it names (membercred.RestConfigFromKubeconfig). name labels its logs
 // and metrics.
-func HoldfastRestConfigFromKubeconfig(path, name string) (*rest.Config, error) {
+func HoldfastRestConfigFromKubeconfig(path, context, name string) (*rest.Config, error) {
 	return membercred.RestConfigFromKubeconfig(path, membercred.KubeconfigOptions{
 		Name:    name,
+		Context: context,
 		Metrics: holdfastKubeconfigMetrics(),
 	})
 }

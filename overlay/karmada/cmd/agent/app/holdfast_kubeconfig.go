@@ -37,15 +37,16 @@ import (
 // holdfastRestConfig is apiclient.RestConfig whose credential follows the
 // kubeconfig file: the certificate the agent's own certRotation controller
 // writes into its karmada-kubeconfig Secret, or a kubeconfig an operator
-// replaced, is used without a restart. With --karmada-context set, or no
-// kubeconfig file (in-cluster), it is upstream's call unchanged: the
-// followed credential reads the file's current context only.
+// replaced, is used without a restart. --karmada-context picks the context
+// followed, as it picks the one apiclient.RestConfig reads (upstream's
+// artifacts/agent manifest passes it). With no kubeconfig file (in-cluster)
+// it is upstream's call unchanged.
 func holdfastRestConfig(context, kubeconfigPath string) (*rest.Config, error) {
 	path := apiclient.KubeConfigPath(kubeconfigPath)
-	if context != "" || !apiclient.Exists(path) {
+	if !apiclient.Exists(path) {
 		return apiclient.RestConfig(context, kubeconfigPath)
 	}
-	return util.HoldfastRestConfigFromKubeconfig(path, "karmada-apiserver")
+	return util.HoldfastRestConfigFromKubeconfig(path, context, "karmada-apiserver")
 }
 
 // holdfastInstallOwnCredentialGuard wraps the karmada-apiserver config with

@@ -38,5 +38,5 @@ func holdfastBuildConfigFromFlags(master, kubeconfig, clusterName string) (*rest
 	if master != "" || kubeconfig == "" {
 		return clientcmd.BuildConfigFromFlags(master, kubeconfig)
 	}
-	return util.HoldfastRestConfigFromKubeconfig(kubeconfig, clusterName)
+	return util.HoldfastRestConfigFromKubeconfig(kubeconfig, "", clusterName)
 }

@@ -65,6 +65,15 @@ const memberToken = "holdfast-agent-member-token"
 // volume: the agent must present "new" without a restart. Upstream's reads
 // the kubeconfig once and is rejected from then on.
 func TestHoldfastAgentFollowsRenewedCertificate(t *testing.T) {
+	// "": the kubeconfig's current-context, as the chart and karmadactl
+	// register run it; a --karmada-context, as upstream's artifacts/agent
+	// manifest runs it.
+	for _, karmadaContext := range []string{"", "c"} {
+		t.Run("karmada-context="+karmadaContext, func(t *testing.T) { testAgentFollowsRenewedCertificate(t, karmadaContext) })
+	}
+}
+
+func testAgentFollowsRenewedCertificate(t *testing.T, karmadaContext string) {
 	dir := t.TempDir()
 	pki := newTestPKI(t)
 	kubeconfig := filepath.Join(dir, "karmada.config")
@@ -86,6 +95,7 @@ func TestHoldfastAgentFollowsRenewedCertificate(t *testing.T) {
 
 	opts := options.NewOptions()
 	opts.KarmadaKubeConfig = kubeconfig
+	opts.KarmadaContext = karmadaContext
 	opts.ClusterName = "member1"
 	opts.ClusterNamespace = "karmada-cluster"
 	opts.MetricsBindAddress, opts.HealthProbeBindAddress = "0", "0"
