@@ -163,10 +163,10 @@ E2E_REPORT_FLAGS ?=
 E2E_PKGS := ./e2e/... ./internal/harness/controlplane/ ./internal/harness/karmadacp/ ./internal/toolcache/ ./internal/supplychain/vulnreport/ ./internal/supplychain/signing/ ./internal/pipeline/release/ ./internal/harness/standin/
 # The Karmada binaries the suites run (patched and pristine): every shipped
 # binary (internal/harness/karmadacp.Shipped) for the suite on a real control plane.
-KARMADA_E2E_BINARIES := karmada-controller-manager,karmada-search,karmada-metrics-adapter
+KARMADA_E2E_BINARIES := karmada-controller-manager,karmada-search,karmada-metrics-adapter,karmada-scheduler-estimator,karmada-agent
 
 .PHONY: e2e-binaries
-e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-controller-manager, -search, -metrics-adapter and worker-operator.
+e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-controller-manager, -search, -metrics-adapter, -scheduler-estimator, -agent and worker-operator.
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES)
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES) --pristine
 	$(HOLDFAST) build --upstream workeroperator
