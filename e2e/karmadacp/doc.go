@@ -70,6 +70,15 @@
 //   - own-credential: the controller-manager's own ServiceAccount revoked
 //     and karmada-apiserver restarted: the patched build exits through its
 //     guard, the pristine one keeps running, refused (RED).
+//   - agent-rotation: member1 joined in Pull mode (karmadacp.JoinPull:
+//     karmada-agent beside it, its karmada-apiserver kubeconfig in a
+//     kubelet-like Secret volume); the agent's token rotated by a ..data
+//     swap and the old ServiceAccount revoked, karmada-apiserver restarted,
+//     a Deployment updated on Karmada: the patched agent applies it to the
+//     member as the same process, the pristine one is refused on every
+//     request, its lease unrenewed, still running (RED).
+//   - agent-own-credential (patched): the agent's token revoked with no new
+//     one: it exits non-zero through its own-credential guard.
 //
 // The propagation, two-members, metrics and search scenarios note each
 // component's membercred counters per member

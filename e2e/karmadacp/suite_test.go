@@ -92,6 +92,7 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "two-members", karmadacp.Pristine, testTwoMembers)
 	run(t, "repeated-restart", karmadacp.Pristine, func(t *testing.T, b karmadacp.Build) { testRepeated(t, "repeated-restart", b, repeatedRestartRounds) })
 	run(t, "rotation", karmadacp.Pristine, testRotation)
+	run(t, "agent-rotation", karmadacp.Pristine, testAgentRotation)
 	run(t, "metrics", karmadacp.Pristine, testMetrics)
 	run(t, "search", karmadacp.Pristine, testSearch)
 	run(t, "search", karmadacp.Patched, testSearch)
@@ -118,4 +119,6 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "ca-rotation-lists", karmadacp.Pristine, testCARelist)
 	run(t, "ca-rotation-lists", karmadacp.Patched, testCARelist)
 	run(t, "secret-reads", karmadacp.Patched, testSecretReads)
+	run(t, "agent-rotation", karmadacp.Patched, testAgentRotation)
+	run(t, "agent-own-credential", karmadacp.Patched, testAgentOwnCredential)
 }

@@ -461,8 +461,8 @@ func (f *fleet) reset(t *testing.T) {
 }
 
 func (f *fleet) restartBinaries(ctx context.Context) error {
-	return Parallel(len(karmadacp.Shipped), len(karmadacp.Shipped), func(i int) error {
-		return f.cp.Restart(ctx, karmadacp.Shipped[i])
+	return Parallel(len(karmadacp.ControlPlaneShipped), len(karmadacp.ControlPlaneShipped), func(i int) error {
+		return f.cp.Restart(ctx, karmadacp.ControlPlaneShipped[i])
 	})
 }
 
@@ -862,7 +862,7 @@ func (f *fleet) sampleControllerManager(m *Meter) func() {
 
 func (f *fleet) scrape(ctx context.Context, t *testing.T) map[karmadacp.Component]membercredmetrics.Metrics {
 	out := map[karmadacp.Component]membercredmetrics.Metrics{}
-	for _, c := range karmadacp.Shipped {
+	for _, c := range karmadacp.ControlPlaneShipped {
 		m, err := f.cp.Metrics(ctx, c)
 		if err != nil {
 			t.Logf("membercred counters: %v", err)
@@ -937,7 +937,7 @@ func (f *fleet) keepLogs(t *testing.T, dir string) {
 		t.Error(err)
 		return
 	}
-	for _, c := range karmadacp.Shipped {
+	for _, c := range karmadacp.ControlPlaneShipped {
 		name := string(c) + ".log"
 		data, err := os.ReadFile(filepath.Join(f.cp.API.LogDir(), name))
 		if err != nil {

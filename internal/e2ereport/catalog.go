@@ -53,6 +53,8 @@ var Catalog = map[string][]Planned{
 		{"metrics-ca-rotation-overlap", timeline(both)},
 		{"ca-rotation-lists", both},
 		{"secret-reads", patchedOnly},
+		{"agent-rotation", timeline(both)},
+		{"agent-own-credential", patchedOnly},
 	},
 	"worker-hub-failover": {
 		{"secondary unset: connects to the primary, never contacts the secondary", patchedOnly},

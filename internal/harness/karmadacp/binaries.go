@@ -29,7 +29,14 @@ const upstreamName = "karmada"
 // Shipped are the components holdfast ships (pins.txt's build line), found
 // where `holdfast build` wrote them: they are the binaries under test, so
 // the shipped build and not a rebuild.
-var Shipped = []Component{ControllerManager, Search, MetricsAdapter}
+var Shipped = []Component{ControllerManager, Search, MetricsAdapter, SchedulerEstimator, Agent}
+
+// ControlPlaneShipped are the Shipped components that run in the control
+// plane and hold member clients built from a member's Secret
+// (BuildClusterConfig): the ones ControlPlane.Restart restarts. The agent
+// runs beside a Pull member (JoinPull), the scheduler estimator beside a
+// member too.
+var ControlPlaneShipped = []Component{ControllerManager, Search, MetricsAdapter}
 
 func shippedNames() []string {
 	names := make([]string, len(Shipped))

@@ -24,8 +24,11 @@
 // JoinPush joins a member cluster (another internal/harness/controlplane
 // cluster) as `karmadactl join` does, and Member.Rotate rotates its credential
 // as an operator would (Member.PrepareRotation splits it, for a storm that
-// rotates many members at once). ControlPlane.Restart restarts one of the
-// Shipped components, the workaround operators use for a rotated member
+// rotates many members at once). JoinPull joins a member in Pull mode by
+// running karmada-agent beside it, its karmada-apiserver kubeconfig in a
+// SecretVolume (a kubelet-like Secret volume, ..data swapped on update);
+// PullMember.Rotate and Revoke rotate or revoke the agent's own token.
+// ControlPlane.Restart restarts one of the ControlPlaneShipped components, the workaround operators use for a rotated member
 // credential. ControlPlane.MemberCredential reads one component's
 // membercred counters for one member from its metrics endpoint
 // (internal/harness/membercredmetrics), over TLS with the admin's credential

@@ -37,6 +37,12 @@ const (
 	ControllerManager   Component = "karmada-controller-manager"
 	Search              Component = "karmada-search"
 	MetricsAdapter      Component = "karmada-metrics-adapter"
+	// Agent runs beside a member joined in Pull mode (JoinPull), not in
+	// the control plane: no Options field starts it.
+	Agent Component = "karmada-agent"
+	// SchedulerEstimator is shipped and found with the others; no scenario
+	// runs it yet (the scheduler runs without estimators).
+	SchedulerEstimator Component = "karmada-scheduler-estimator"
 )
 
 // Components are every component, in start order: the aggregated API
@@ -366,7 +372,9 @@ type component struct {
 	// is ready; either may fail the start.
 	before, after func(ctx context.Context, ports []int) error
 	args          func(ports []int) ([]string, error)
-	ready         func(ports []int) check
+	// env is the process's environment on top of PATH, HOME and TMPDIR.
+	env   []string
+	ready func(ports []int) check
 	// metrics is the index of the metrics port (served at /metrics over
 	// HTTP), or -1 when the component has none worth scraping.
 	metrics int
@@ -401,6 +409,7 @@ func (cp *ControlPlane) start(ctx context.Context, c component) error {
 			Name:    string(c.name) + " (" + cp.opts.Name + ")",
 			Path:    cp.opts.Binaries[c.name],
 			Args:    args,
+			Env:     c.env,
 			Dir:     cp.opts.Dir,
 			LogFile: logFile,
 		})
@@ -520,7 +529,8 @@ func (cp *ControlPlane) StartTimes() map[Component]time.Duration {
 // SIGKILL after stopGrace) and starts it again as Start did, on new ports,
 // so that every client it holds is built afresh: the workaround operators
 // use for a rotated member credential. Only the components that hold
-// member clients can be restarted (Shipped); the controller-manager gets a
+// member clients in the control plane can be restarted
+// (ControlPlaneShipped); the controller-manager gets a
 // new token of its own ServiceAccount.
 func (cp *ControlPlane) Restart(ctx context.Context, c Component) error {
 	if !slices.Contains(cp.opts.Running(), c) {
@@ -541,7 +551,7 @@ func (cp *ControlPlane) Restart(ctx context.Context, c Component) error {
 	case MetricsAdapter:
 		err = cp.startMetricsAdapter(ctx, admin)
 	default:
-		return fmt.Errorf("karmada control plane %s: restarting %s: only %v can be restarted", cp.opts.Name, c, Shipped)
+		return fmt.Errorf("karmada control plane %s: restarting %s: only %v can be restarted", cp.opts.Name, c, ControlPlaneShipped)
 	}
 	if err != nil {
 		return fmt.Errorf("karmada control plane %s: restarting %s: %w", cp.opts.Name, c, err)
@@ -575,7 +585,8 @@ func (cp *ControlPlane) RestartControllerManager(ctx context.Context) error {
 // logs are kept either way, and a clean exit flushes klog.
 const stopGrace = 5 * time.Second
 
-// stopComponents stops the components, last started first.
+// stopComponents stops the components, last started first: a member's
+// agent (JoinPull) before them all.
 func (cp *ControlPlane) stopComponents() {
 	cp.mu.Lock()
 	defer cp.mu.Unlock()
@@ -583,6 +594,9 @@ func (cp *ControlPlane) stopComponents() {
 		return
 	}
 	cp.stopped = true
+	if p := cp.procs[Agent]; p != nil {
+		_ = p.Stop(stopGrace)
+	}
 	running := cp.opts.Running()
 	for i := len(running) - 1; i >= 0; i-- {
 		if p := cp.procs[running[i]]; p != nil {
