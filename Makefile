@@ -161,12 +161,13 @@ E2E_REPORT_FLAGS ?=
 # the real govulncheck, signing and the signed release with the real cosign,
 # the node's stand-in images against the rendered Karmada chart) run with them.
 E2E_PKGS := ./e2e/... ./internal/harness/controlplane/ ./internal/harness/karmadacp/ ./internal/toolcache/ ./internal/supplychain/vulnreport/ ./internal/supplychain/signing/ ./internal/pipeline/release/ ./internal/harness/standin/
-# The Karmada binaries the suites run (patched and pristine): every shipped
-# binary (internal/harness/karmadacp.Shipped) for the suite on a real control plane.
-KARMADA_E2E_BINARIES := karmada-controller-manager,karmada-search,karmada-metrics-adapter
+# The Karmada binaries the suites run (patched and pristine): the shipped
+# binaries the suite on a real control plane runs (internal/harness/karmadacp.Shipped),
+# and karmada-scheduler-estimator for e2e/estimator.
+KARMADA_E2E_BINARIES := karmada-controller-manager,karmada-search,karmada-metrics-adapter,karmada-scheduler-estimator
 
 .PHONY: e2e-binaries
-e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-controller-manager, -search, -metrics-adapter and worker-operator.
+e2e-binaries: ## The binaries the e2e suites run: patched and pristine karmada-controller-manager, -search, -metrics-adapter, -scheduler-estimator and worker-operator.
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES)
 	$(HOLDFAST) build --upstream karmada --only $(KARMADA_E2E_BINARIES) --pristine
 	$(HOLDFAST) build --upstream workeroperator
@@ -198,7 +199,7 @@ e2e-prepare: e2e-binaries node-deps e2e-node-inputs ## Build ahead what the e2e 
 	$(GO) run ./e2e/cmd/e2e-prepare
 
 .PHONY: e2e
-e2e: e2e-binaries node-deps e2e-node-inputs ## End-to-end suites on real etcd + kube-apiserver processes (Karmada on a real control plane: propagation, rotation, search, metrics, two members, own credential; worker hub failover, own credential and chart RBAC; a real node: pods, kubelet restarts, the worker chart with two hubs and without); report in _output/reports/e2e.md|json.
+e2e: e2e-binaries node-deps e2e-node-inputs ## End-to-end suites on real etcd + kube-apiserver processes (Karmada on a real control plane: propagation, rotation, search, metrics, two members, own credential; karmada-scheduler-estimator: token and CA rotation, MaxAvailableReplicas; worker hub failover, own credential and chart RBAC; a real node: pods, kubelet restarts, the worker chart with two hubs and without); report in _output/reports/e2e.md|json.
 	$(if $(E2E_RUN),,rm -f $(OUTPUT_DIR)/reports/e2e/*.json)
 	rc=0; $(GO) test -tags e2e -count=1 -p $(E2E_PARALLEL) -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report $(E2E_REPORT_FLAGS) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
