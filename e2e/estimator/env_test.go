@@ -88,8 +88,14 @@ var standIns = []string{
 	"stand-in: the member cluster is etcd + kube-apiserver only (no kubelet): its Nodes are objects with status.allocatable written by the suite (cpu 4 and 2, then a third with 3; memory 16Gi, pods 110 each); MaxAvailableReplicas asks for cpu 1 per replica",
 	"stand-in: the estimator's tokens are minted with the TokenRequest API; its kubeconfig is a folder laid out as a kubelet Secret volume (kubeconfig -> ..data/kubeconfig, a change is a swap of ..data), token and CA inline",
 	"stand-in: the estimator's RBAC on the member is a ClusterRole granting get/list/watch on what its informers read (nodes, pods, resourcequotas, apps replicasets and deployments), not cluster-admin",
-	"stand-in: the scheduler's side is the suite's own gRPC call (protowire over HTTP/2 without TLS); the estimator serves gRPC without TLS",
 }
+
+// cacheNote and grpcNote say how a row observes what the estimator would
+// answer the scheduler.
+const (
+	cacheNote = "observed: the estimator's cache of the member's Nodes, which MaxAvailableReplicas computes from, through its --v=3 log (\"Add event for node\"); no gRPC call (see max-available-replicas)"
+	grpcNote  = "stand-in: the scheduler's side is the suite's own gRPC call (protowire over HTTP/2 without TLS); the estimator serves gRPC without TLS"
+)
 
 // env is one scenario's member cluster and estimator.
 type env struct {

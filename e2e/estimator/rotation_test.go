@@ -5,6 +5,7 @@ package estimator
 import (
 	"context"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,8 +30,8 @@ var (
 
 // begin starts recording a scenario, one row of the suite's report. What
 // the row must show is e2ereport.Catalog's, not the suite's.
-func begin(t *testing.T, name, binary string) *e2ereport.Run {
-	return recorder.Begin(t, e2ereport.Scenario{Name: name, Binary: binary, Notes: standIns})
+func begin(t *testing.T, name, binary, how string) *e2ereport.Run {
+	return recorder.Begin(t, e2ereport.Scenario{Name: name, Binary: binary, Notes: append(slices.Clone(standIns), how)})
 }
 
 // testTokenRotation: the estimator's token rotated the way an operator (or
@@ -43,7 +44,7 @@ func begin(t *testing.T, name, binary string) *e2ereport.Run {
 // to 9. Pristine: the informers keep the token read at start, are refused
 // (401) and never see the Node (RED). Patched: they follow the file.
 func testTokenRotation(t *testing.T, b karmadacp.Build) {
-	s := begin(t, "token-rotation", string(b))
+	s := begin(t, "token-rotation", string(b), cacheNote)
 	e := newEnv(t, s, b)
 	ctx := t.Context()
 
@@ -88,7 +89,7 @@ func testTokenRotation(t *testing.T, b karmadacp.Build) {
 // handshake fails with x509 and they never see the Node (RED). Patched:
 // they follow the file.
 func testCARotation(t *testing.T, b karmadacp.Build) {
-	s := begin(t, "ca-rotation", string(b))
+	s := begin(t, "ca-rotation", string(b), cacheNote)
 	e := newEnv(t, s, b)
 	ctx := t.Context()
 
@@ -224,7 +225,7 @@ func (e *env) blind(ctx context.Context, s *e2ereport.Run, r rotation, created t
 // scenarios read the cache through the estimator's log; this one checks
 // that the answer the scheduler gets is computed from it.
 func testMaxAvailableReplicas(t *testing.T, b karmadacp.Build) {
-	s := begin(t, "max-available-replicas", string(b))
+	s := begin(t, "max-available-replicas", string(b), grpcNote)
 	e := newEnv(t, s, b)
 	ctx := t.Context()
 	if err := e.waitAnswer(ctx, answerBefore, readyTimeout); err != nil {
