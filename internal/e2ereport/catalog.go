@@ -93,6 +93,11 @@ var Catalog = map[string][]Planned{
 		{"karmada-apiserver's audit log over the rotation flow: no request of any chart component answered 403", patchedOnly},
 		{"own credential through the kubelet: the controller-manager's token revoked and a new one in its Secret; the guard exits, the kubelet restarts it, it works again", patchedOnly},
 	},
+	"karmada-scheduler-estimator": {
+		{"token-rotation", timeline(both)},
+		{"ca-rotation", timeline(both)},
+		{"max-available-replicas", patchedOnly},
+	},
 	"worker-own-credential": {
 		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},
 		{"one transient 401 (token rotated under the worker) does not make it exit", patchedOnly},

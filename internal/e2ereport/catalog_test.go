@@ -13,7 +13,8 @@ import (
 )
 
 // TestCatalogMatchesTheSuites reads the suites' own scenario definitions
-// (the karmada-control-plane suite's run table, the worker suites'
+// (the run tables of the karmada-control-plane and
+// karmada-scheduler-estimator suites, the worker suites'
 // beginScenario calls) and checks that the catalogue lists exactly them, so
 // the list the release requires cannot drift from what the suites run.
 func TestCatalogMatchesTheSuites(t *testing.T) {
@@ -25,24 +26,31 @@ func TestCatalogMatchesTheSuites(t *testing.T) {
 	// control, required to pass.
 	showsRed := map[string]bool{}
 
-	karmadaFiles := parseDir(t, "../../e2e/karmadacp")
-	for _, f := range karmadaFiles {
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || !isIdent(call.Fun, "run") || len(call.Args) != 4 {
-				return true
-			}
-			name, ok := stringLit(call.Args[1])
-			sel, isSel := call.Args[2].(*ast.SelectorExpr)
-			if ok && isSel {
-				binary := strings.ToLower(sel.Sel.Name)
-				add("karmada-control-plane", name, binary)
-				if binary == "pristine" {
-					showsRed["karmada-control-plane\x00"+name+"\x00pristine"] = recordsRed(karmadaFiles, call.Args[3])
+	// e2e/karmadacp and e2e/estimator define their scenarios in a run
+	// table: run(t, name, karmadacp.<Build>, f).
+	for dir, suite := range map[string]string{
+		"../../e2e/karmadacp": "karmada-control-plane",
+		"../../e2e/estimator": "karmada-scheduler-estimator",
+	} {
+		files := parseDir(t, dir)
+		for _, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || !isIdent(call.Fun, "run") || len(call.Args) != 4 {
+					return true
 				}
-			}
-			return true
-		})
+				name, ok := stringLit(call.Args[1])
+				sel, isSel := call.Args[2].(*ast.SelectorExpr)
+				if ok && isSel {
+					binary := strings.ToLower(sel.Sel.Name)
+					add(suite, name, binary)
+					if binary == "pristine" {
+						showsRed[suite+"\x00"+name+"\x00pristine"] = recordsRed(files, call.Args[3])
+					}
+				}
+				return true
+			})
+		}
 	}
 
 	// e2e/node defines its scenarios the same way (beginScenario).
@@ -472,7 +480,7 @@ func TestBeginDefaultsOtherRowsToPass(t *testing.T) {
 // to it): what a row must show is the catalogue's alone, so a suite's
 // edit (a deleted "pristine is red" line) cannot change it.
 func TestSuitesLeaveTheExpectationToTheCatalogue(t *testing.T) {
-	for _, dir := range []string{"../../e2e/karmadacp", "../../e2e/worker", "../../e2e/node"} {
+	for _, dir := range []string{"../../e2e/karmadacp", "../../e2e/estimator", "../../e2e/worker", "../../e2e/node"} {
 		for _, f := range parseDir(t, dir) {
 			ast.Inspect(f, func(n ast.Node) bool {
 				var field *ast.Ident
