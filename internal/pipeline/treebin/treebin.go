@@ -82,8 +82,22 @@ func Ensure(ctx context.Context, r Request) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("tree %s: %w", r.Tree, err)
 	}
-	// build.Build compiles with build.Toolchain, whatever go is on PATH.
+	// The pin's build tags, as `holdfast build` passes them for the shipped
+	// binaries: the components run beside them are built as upstream's
+	// release builds them too (Karmada's scheduler speaks the estimator's
+	// gRPC, whose messages need kubernetes_protomessage_one_more_release).
+	pin := pins.Pin{Version: rec.Version}
+	for _, p := range r.Upstream.Pins {
+		if p.Version == rec.Version {
+			pin.Tags = p.Tags
+		}
+	}
+	// build.Build compiles with build.Toolchain, whatever go is on PATH;
+	// the tags change the binaries as much as the Go does.
 	goVersion := build.Toolchain
+	if pin.Tags != "" {
+		goVersion += " tags=" + pin.Tags
+	}
 	name := folderName(rec, key(provData, up.Build, names, ldflags, goVersion))
 	out := filepath.Join(r.Root, CacheDir)
 	res := Result{Dir: filepath.Join(out, name), Paths: map[string]string{}}
@@ -107,7 +121,6 @@ func Ensure(ctx context.Context, r Request) (Result, error) {
 		res.Took = time.Since(begin)
 		return res, nil
 	}
-	pin := pins.Pin{Version: rec.Version}
 	// Build renames a complete folder into place: a reader sees all the
 	// binaries or none.
 	if _, err := build.Build(ctx, build.Options{
