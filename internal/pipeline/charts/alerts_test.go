@@ -160,6 +160,10 @@ func membercredMetrics(t *testing.T) []string {
 	if _, err := membercred.NewMetrics(&r); err != nil {
 		t.Fatal(err)
 	}
+	// The estimator's and the agent's followed kubeconfig.
+	if _, err := membercred.NewKubeconfigMetrics(&r); err != nil {
+		t.Fatal(err)
+	}
 	if len(r.names) == 0 {
 		t.Fatal("membercred registered no metric")
 	}

@@ -135,6 +135,9 @@ func exportedLabels(t *testing.T) []string {
 	if _, err := membercred.NewMetrics(&r); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := membercred.NewKubeconfigMetrics(&r); err != nil {
+		t.Fatal(err)
+	}
 	labels := append(slices.Clone(targetLabels), r.labels...)
 	read := func(path string) string {
 		data, err := os.ReadFile(filepath.Join(repoRoot(t), path))

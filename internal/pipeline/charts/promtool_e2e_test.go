@@ -193,6 +193,7 @@ func TestKarmadaAlertsFireOnSyntheticSeries(t *testing.T) {
 				ann := map[string]string{}
 				for k, v := range rule.Annotations {
 					v = strings.ReplaceAll(v, "{{ $labels.cluster }}", labels["cluster"])
+					v = strings.ReplaceAll(v, "{{ $labels.kubeconfig }}", labels["kubeconfig"])
 					ann[k] = strings.ReplaceAll(v, "{{ $labels.reason }}", labels["reason"])
 				}
 				out, err := yaml.Marshal([]map[string]any{{"exp_labels": all, "exp_annotations": ann}})
@@ -281,10 +282,38 @@ func TestKarmadaAlertsFireOnSyntheticSeries(t *testing.T) {
       - eval_time: 8m
         alertname: KarmadaOwnCredentialGuardTripped
         exp_alerts:
+%s  # An estimator's member kubeconfig turns bad at 2m and stays so; an
+  # agent's is bad for 5 minutes and fixed. Every request of the estimator
+  # gets a persisting 401 from 5m on; the agent had one and recovered.
+  - interval: 1m
+    input_series:
+      - series: 'holdfast_kubeconfig_credential_usable{kubeconfig="member1"}'
+        values: '1 1 0x40'
+      - series: 'holdfast_kubeconfig_credential_usable{kubeconfig="karmada-apiserver"}'
+        values: '1 0x5 1x30'
+      - series: 'holdfast_kubeconfig_credential_unauthorized_persisted_total{kubeconfig="member1"}'
+        values: '0x5 0+2x40'
+      - series: 'holdfast_kubeconfig_credential_unauthorized_persisted_total{kubeconfig="karmada-apiserver"}'
+        values: '0x5 1x35'
+    alert_rule_test:
+      - eval_time: 16m
+        alertname: KarmadaKubeconfigCredentialUnusable
+        exp_alerts: []
+      - eval_time: 18m
+        alertname: KarmadaKubeconfigCredentialUnusable
+        exp_alerts:
+%s      - eval_time: 19m
+        alertname: KarmadaKubeconfigCredentialRejected
+        exp_alerts: []
+      - eval_time: 23m
+        alertname: KarmadaKubeconfigCredentialRejected
+        exp_alerts:
 %s`,
 		expected("KarmadaMemberCredentialRejected", map[string]string{"cluster": "m1"}),
 		expected("KarmadaOwnCredentialRejected", map[string]string{"pod": "karmada-controller-manager-1"}),
-		expected("KarmadaOwnCredentialGuardTripped", map[string]string{"pod": "karmada-controller-manager-1"}))
+		expected("KarmadaOwnCredentialGuardTripped", map[string]string{"pod": "karmada-controller-manager-1"}),
+		expected("KarmadaKubeconfigCredentialUnusable", map[string]string{"kubeconfig": "member1"}),
+		expected("KarmadaKubeconfigCredentialRejected", map[string]string{"kubeconfig": "member1"}))
 	runPromtoolTest(t, rules, tests.String())
 }
 
