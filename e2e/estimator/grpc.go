@@ -23,13 +23,13 @@ const maxAvailableReplicasMethod = "/github.com.karmada_io.karmada.pkg.estimator
 
 // The fields of pkg/estimator/pb/estimator.proto this client writes and
 // reads: MaxAvailableReplicasRequest{cluster = 1, replicaRequirements = 2},
-// ReplicaRequirements{resourceRequestBytes = 4: map<string, bytes>, each a
+// ReplicaRequirements{resourceRequestBytes = 5: map<string, bytes>, each a
 // proto-serialized resource.Quantity, the field the estimator reads first},
 // MaxAvailableReplicasResponse{maxReplicas = 1}.
 const (
 	requestClusterField      protowire.Number = 1
 	requestRequirementsField protowire.Number = 2
-	requirementsBytesField   protowire.Number = 4
+	requirementsBytesField   protowire.Number = 5 // 4 is priorityClassName (v1.18.2)
 	responseMaxReplicasField protowire.Number = 1
 )
 

@@ -78,7 +78,7 @@ func readRequest(t *testing.T, msg []byte) (cluster, cpu string) {
 				v = v[n:]
 				entry, n := protowire.ConsumeBytes(v)
 				v = v[n:]
-				if num != 4 {
+				if num != 5 { // resourceRequestBytes; 4 is priorityClassName
 					t.Fatalf("ReplicaRequirements field %d", num)
 				}
 				var key string

@@ -96,7 +96,6 @@ var Catalog = map[string][]Planned{
 	"karmada-scheduler-estimator": {
 		{"token-rotation", timeline(both)},
 		{"ca-rotation", timeline(both)},
-		{"max-available-replicas", patchedOnly},
 	},
 	"worker-own-credential": {
 		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},
