@@ -174,6 +174,17 @@ var (
 			"holdfast_member_credential_unauthorized_recovered_total": "a member 401 replayed with a re-read token",
 			"holdfast_member_credential_unauthorized_persisted_total": "a member 401 the re-read token did not cure",
 		}}
+	// KubeconfigFollower is a patched karmada-scheduler-estimator or
+	// karmada-agent: pkg/membercred's kubeconfig-credential families,
+	// labelled by kubeconfig and created at the first read, at start (the
+	// agent also serves the own-credential guard's, which Karmada checks).
+	KubeconfigFollower = Binary{Name: "karmada-scheduler-estimator, karmada-agent", Prefixes: []string{"holdfast_kubeconfig_credential_"},
+		AfterEvent: map[string]string{
+			"holdfast_kubeconfig_credential_read_failures_total":          "a failed read of the kubeconfig (its reason label)",
+			"holdfast_kubeconfig_credential_unauthorized_total":           "a first 401 to the kubeconfig's credential",
+			"holdfast_kubeconfig_credential_unauthorized_recovered_total": "a 401 replayed with a re-read credential",
+			"holdfast_kubeconfig_credential_unauthorized_persisted_total": "a 401 the re-read kubeconfig did not cure",
+		}}
 	// Worker is a patched worker-operator following two hubs: pkg/hubfollow's
 	// families (probe errors are created for every hub and reason at
 	// start), the own-credential guard's and holdfast_build_info.

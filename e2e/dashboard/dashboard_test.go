@@ -67,12 +67,12 @@ func TestTheDashboardIsCovered(t *testing.T) {
 			t.Errorf("panel %q query %s: no metric in %s", q.Panel, q.RefID, q.Expr)
 		}
 		for _, m := range q.Metrics {
-			if !Karmada.serves(m) && !Worker.serves(m) {
-				t.Errorf("panel %q query %s: %s is no binary's (dashboard.Karmada, dashboard.Worker)", q.Panel, q.RefID, m)
+			if !Karmada.serves(m) && !Worker.serves(m) && !KubeconfigFollower.serves(m) {
+				t.Errorf("panel %q query %s: %s is no binary's (dashboard.Karmada, dashboard.Worker, dashboard.KubeconfigFollower)", q.Panel, q.RefID, m)
 			}
 		}
 	}
-	for _, b := range []Binary{Karmada, Worker} {
+	for _, b := range []Binary{Karmada, Worker, KubeconfigFollower} {
 		for fam := range b.AfterEvent {
 			if !b.serves(fam) {
 				t.Errorf("%s: after-event family %s is not one of its prefixes", b.Name, fam)

@@ -102,7 +102,7 @@ type env struct {
 	build  karmadacp.Build
 	member *controlplane.Cluster
 	audit  string
-	vol    *secretVolume
+	vol    *karmadacp.SecretVolume
 	// token is the estimator's first token.
 	token  string
 	est    *controlplane.Process
@@ -144,7 +144,7 @@ func newEnv(t *testing.T, s *e2ereport.Run, b karmadacp.Build) *env {
 	}
 	cfg, err := e.kubeconfig(e.token, e.member.CAData())
 	s.Check(err)
-	e.vol, err = newSecretVolume(filepath.Join(t.TempDir(), "kubeconfig-volume"), volumeKey, cfg)
+	e.vol, err = karmadacp.NewSecretVolume(filepath.Join(t.TempDir(), "kubeconfig-volume"), map[string][]byte{volumeKey: cfg})
 	s.Check(err)
 
 	ports := make([]int, 3)
@@ -157,7 +157,7 @@ func newEnv(t *testing.T, s *e2ereport.Run, b karmadacp.Build) *env {
 		Name: fmt.Sprintf("%s (%s)", binaryName, b),
 		Path: bin,
 		Args: []string{
-			"--kubeconfig=" + e.vol.File(),
+			"--kubeconfig=" + e.vol.File(volumeKey),
 			"--cluster-name=" + memberName,
 			fmt.Sprintf("--server-port=%d", ports[0]),
 			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", ports[1]),

@@ -53,7 +53,7 @@ func testTokenRotation(t *testing.T, b karmadacp.Build) {
 	cfg, err := e.kubeconfig(newToken, e.member.CAData())
 	s.Check(err)
 	published := time.Now()
-	s.Check(e.vol.Publish(cfg))
+	s.Check(e.vol.Publish(map[string][]byte{volumeKey: cfg}))
 	s.Check(e.member.RevokeServiceAccount(ctx, estimatorNamespace, firstAccount, e.token))
 	rotated := time.Now()
 	s.MarkAt(e2ereport.EventRotation, rotated)
@@ -105,7 +105,7 @@ func testCARotation(t *testing.T, b karmadacp.Build) {
 	cfg, err := e.kubeconfig(e.token, e.member.CAData())
 	s.Check(err)
 	published := time.Now()
-	s.Check(e.vol.Publish(cfg))
+	s.Check(e.vol.Publish(map[string][]byte{volumeKey: cfg}))
 	s.Notef("rotated: member1's kube-apiserver restarted serving a certificate of a new CA (%s), then the kubeconfig volume's ..data swapped to certificate-authority-data holding the new CA only", restarted.Sub(killed).Round(time.Millisecond))
 	e.afterRotation(ctx, s, rotation{published: published, rotated: rotated, restarted: restarted, logMark: logMark, refused: unknownAuthority, pickedUp: pickedUpCA})
 }
@@ -146,6 +146,9 @@ func (e *env) afterRotation(ctx context.Context, s *e2ereport.Run, r rotation) {
 		}
 	}
 	s.Notef("holdfast_kubeconfig_credential series: %s", e.credentialMetrics(ctx))
+	if e.build == karmadacp.Patched {
+		e.checkDashboard(ctx, s)
+	}
 	if e.est.Exited() {
 		s.Errorf("%s exited (code %d); a member credential must never stop it", e.est.Name(), e.est.ExitCode())
 	}
