@@ -25,8 +25,6 @@ package app
 
 import (
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
 	cmoptions "github.com/karmada-io/karmada/cmd/controller-manager/app/options"
 	"github.com/karmada-io/karmada/pkg/karmadactl/util/apiclient"
@@ -50,44 +48,14 @@ func holdfastRestConfig(context, kubeconfigPath string) (*rest.Config, error) {
 }
 
 // holdfastInstallOwnCredentialGuard wraps the karmada-apiserver config with
-// the own-credential guard, or returns nil for --own-credential-guard-action=off.
+// the own-credential guard, as karmada-controller-manager installs it, or
+// returns nil for --own-credential-guard-action=off.
 func holdfastInstallOwnCredentialGuard(cfg *rest.Config, opts cmoptions.OwnCredentialGuardOptions) (*membercred.OwnCredentialGuard, error) {
-	if opts.Action == cmoptions.OwnCredentialGuardOff {
-		klog.InfoS("Own-credential guard is off")
-		return nil, nil
-	}
-	var action membercred.GuardAction // "": membercred's default, exit
-	if opts.Action != "" {
-		a, err := membercred.ParseGuardAction(opts.Action)
-		if err != nil {
-			return nil, err
-		}
-		action = a
-	}
-	guard, err := membercred.NewOwnCredentialGuard(membercred.OwnCredentialGuardOptions{
-		Threshold:   opts.Threshold,
-		Window:      opts.Window,
-		MinDuration: opts.MinDuration,
-		Action:      action,
-		Metrics:     util.HoldfastMemberCredentialMetrics(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := guard.InstallOnOwnConfig(cfg); err != nil {
-		return nil, err
-	}
-	klog.InfoS("Own-credential guard installed on the karmada-apiserver client", "action", opts.Action, "threshold", opts.Threshold, "window", opts.Window, "minDuration", membercred.FormatGuardMinDuration(opts.MinDuration))
-	return guard, nil
+	return opts.Install(cfg, util.HoldfastMemberCredentialMetrics())
 }
 
 // holdfastAddOwnCredentialGuardReadyz makes /readyz fail while the guard is
 // tripped, for action=unhealthy (with exit the process is gone first).
-func holdfastAddOwnCredentialGuardReadyz(mgr interface {
-	AddReadyzCheck(name string, check healthz.Checker) error
-}, guard *membercred.OwnCredentialGuard, opts cmoptions.OwnCredentialGuardOptions) error {
-	if guard == nil || opts.Action != cmoptions.OwnCredentialGuardUnhealthy {
-		return nil
-	}
-	return mgr.AddReadyzCheck("own-credential", guard.Checker())
+func holdfastAddOwnCredentialGuardReadyz(mgr cmoptions.ReadyzAdder, guard *membercred.OwnCredentialGuard, opts cmoptions.OwnCredentialGuardOptions) error {
+	return opts.AddReadyz(mgr, guard)
 }

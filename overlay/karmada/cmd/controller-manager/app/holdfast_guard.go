@@ -26,8 +26,6 @@ package app
 
 import (
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
 	"github.com/karmada-io/karmada/cmd/controller-manager/app/options"
 	"github.com/karmada-io/karmada/pkg/util"
@@ -39,49 +37,14 @@ import (
 // Its metrics are the process's membercred metrics, on controller-runtime's
 // registry, which the manager serves on --metrics-bind-address.
 func holdfastInstallOwnCredentialGuard(cfg *rest.Config, opts options.OwnCredentialGuardOptions) (*membercred.OwnCredentialGuard, error) {
-	if opts.Action == options.OwnCredentialGuardOff {
-		klog.InfoS("Own-credential guard is off")
-		return nil, nil
-	}
-	var action membercred.GuardAction // "": membercred's default, exit
-	if opts.Action != "" {
-		a, err := membercred.ParseGuardAction(opts.Action)
-		if err != nil {
-			return nil, err
-		}
-		action = a
-	}
-	guard, err := membercred.NewOwnCredentialGuard(membercred.OwnCredentialGuardOptions{
-		Threshold:   opts.Threshold,
-		Window:      opts.Window,
-		MinDuration: opts.MinDuration,
-		Action:      action,
-		Metrics:     util.HoldfastMemberCredentialMetrics(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := guard.InstallOnOwnConfig(cfg); err != nil {
-		return nil, err
-	}
-	klog.InfoS("Own-credential guard installed on the karmada-apiserver client", "action", opts.Action, "threshold", opts.Threshold, "window", opts.Window, "minDuration", membercred.FormatGuardMinDuration(opts.MinDuration))
-	return guard, nil
-}
-
-// readyzAdder is the part of manager.Manager the guard needs.
-type readyzAdder interface {
-	AddReadyzCheck(name string, check healthz.Checker) error
+	return opts.Install(cfg, util.HoldfastMemberCredentialMetrics())
 }
 
 // holdfastOwnCredentialGuardCheck is the readyz check's name.
-const holdfastOwnCredentialGuardCheck = "own-credential"
+const holdfastOwnCredentialGuardCheck = options.OwnCredentialGuardReadyzCheck
 
 // holdfastAddOwnCredentialGuardReadyz makes /readyz fail while the guard is
-// tripped. With action=exit the process is gone before a probe would see
-// it, so the check is added for action=unhealthy only.
-func holdfastAddOwnCredentialGuardReadyz(mgr readyzAdder, guard *membercred.OwnCredentialGuard, opts options.OwnCredentialGuardOptions) error {
-	if guard == nil || opts.Action != options.OwnCredentialGuardUnhealthy {
-		return nil
-	}
-	return mgr.AddReadyzCheck(holdfastOwnCredentialGuardCheck, guard.Checker())
+// tripped, for action=unhealthy.
+func holdfastAddOwnCredentialGuardReadyz(mgr options.ReadyzAdder, guard *membercred.OwnCredentialGuard, opts options.OwnCredentialGuardOptions) error {
+	return opts.AddReadyz(mgr, guard)
 }

@@ -27,6 +27,9 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
 	"github.com/karmada-io/karmada/third_party/holdfast/membercred"
 )
@@ -101,4 +104,58 @@ func (o *OwnCredentialGuardOptions) Validate() field.ErrorList {
 		errs = append(errs, field.Invalid(newPath.Child("MinDuration"), o.MinDuration.String(), "--own-credential-guard-min-duration must be greater than 0 (0 for the default, 1m; "+membercred.GuardMinDurationNone+" for no minimum)"))
 	}
 	return errs
+}
+
+// Install wraps cfg, the process's own karmada-apiserver config, with the
+// guard these options describe, recording into metrics, before any client
+// is built from it; it returns nil for action off. karmada-controller-manager
+// and karmada-agent (patch 0006 uses this options type) both call it, so the
+// two install the guard the same way.
+func (o OwnCredentialGuardOptions) Install(cfg *rest.Config, metrics *membercred.Metrics) (*membercred.OwnCredentialGuard, error) {
+	if o.Action == OwnCredentialGuardOff {
+		klog.InfoS("Own-credential guard is off")
+		return nil, nil
+	}
+	var action membercred.GuardAction // "": membercred's default, exit
+	if o.Action != "" {
+		a, err := membercred.ParseGuardAction(o.Action)
+		if err != nil {
+			return nil, err
+		}
+		action = a
+	}
+	guard, err := membercred.NewOwnCredentialGuard(membercred.OwnCredentialGuardOptions{
+		Threshold:   o.Threshold,
+		Window:      o.Window,
+		MinDuration: o.MinDuration,
+		Action:      action,
+		Metrics:     metrics,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := guard.InstallOnOwnConfig(cfg); err != nil {
+		return nil, err
+	}
+	klog.InfoS("Own-credential guard installed on the karmada-apiserver client", "action", o.Action, "threshold", o.Threshold, "window", o.Window, "minDuration", membercred.FormatGuardMinDuration(o.MinDuration))
+	return guard, nil
+}
+
+// OwnCredentialGuardReadyzCheck is the name of the guard's readyz check.
+const OwnCredentialGuardReadyzCheck = "own-credential"
+
+// ReadyzAdder is the part of a controller-runtime manager.Manager the
+// guard's readiness check needs.
+type ReadyzAdder interface {
+	AddReadyzCheck(name string, check healthz.Checker) error
+}
+
+// AddReadyz makes /readyz fail while guard is tripped. With action exit
+// the process is gone before a probe would see it, so the check is added
+// for action unhealthy only.
+func (o OwnCredentialGuardOptions) AddReadyz(mgr ReadyzAdder, guard *membercred.OwnCredentialGuard) error {
+	if guard == nil || o.Action != OwnCredentialGuardUnhealthy {
+		return nil
+	}
+	return mgr.AddReadyzCheck(OwnCredentialGuardReadyzCheck, guard.Checker())
 }
