@@ -300,8 +300,13 @@ func TestKarmadaEstimatorAndAgent(t *testing.T) {
 	}{
 		{
 			name: "scheduler-estimator",
+			// --set on a list element replaces the element: every field the
+			// template reads is given.
 			args: []string{"--set", "components={schedulerEstimator},schedulerEstimator.memberClusters[0].clusterName=member1," +
-				"schedulerEstimator.memberClusters[0].kubeconfig.server=https://member1.example:6443"},
+				"schedulerEstimator.memberClusters[0].replicaCount=1," +
+				"schedulerEstimator.memberClusters[0].kubeconfig.server=https://member1.example:6443," +
+				"schedulerEstimator.memberClusters[0].kubeconfig.caCrt=ca,schedulerEstimator.memberClusters[0].kubeconfig.crt=crt," +
+				"schedulerEstimator.memberClusters[0].kubeconfig.key=key"},
 			deployment: "karmada-scheduler-estimator-member1",
 			binary:     "karmada-scheduler-estimator",
 			kubeconfig: "--kubeconfig=/etc/member-kubeconfig/member1-kubeconfig",
@@ -312,11 +317,11 @@ func TestKarmadaEstimatorAndAgent(t *testing.T) {
 		{
 			name:       "agent",
 			args:       []string{"--set", "installMode=agent,agent.clusterName=member1,agent.kubeconfig.server=https://karmada.example:5443"},
-			deployment: "rel-agent",
+			deployment: "rel", // agent mode names everything after the release
 			binary:     "karmada-agent",
 			kubeconfig: "--karmada-kubeconfig=/etc/kubeconfig/kubeconfig",
 			mountPath:  "/etc/kubeconfig",
-			secret:     "rel-agent-kubeconfig",
+			secret:     "rel-kubeconfig",
 			key:        "kubeconfig",
 		},
 	} {
