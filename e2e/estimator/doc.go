@@ -7,15 +7,13 @@
 //
 // The estimator's member kubeconfig is laid out as a kubelet Secret volume
 // (the file a symlink through ..data, a change an atomic swap of ..data), as
-// holdfast's chart mounts it. After the member's token or serving CA is
-// rotated, the estimator's cache of the member's Nodes, which its answer to
-// Karmada's scheduler (MaxAvailableReplicas) is computed from, must take a
-// Node created afterwards: the rotation rows read it through the
-// estimator's own log (--v=3 logs each Node the cache takes); the
-// max-available-replicas row asks the question over gRPC. What is observed
-// is what an operator could observe: the answer, the estimator's log, its
-// /metrics, and the member API server's audit log (which ServiceAccount the
-// estimator's requests authenticate as, and which were refused).
+// holdfast's chart mounts it. After the member's token, client certificate
+// or serving CA is rotated, what the estimator answers Karmada's scheduler
+// (MaxAvailableReplicas, asked over gRPC every 100 ms) must count a Node
+// created afterwards. What is observed is what an operator could observe:
+// the answer, the estimator's log, its /metrics, and the member API
+// server's audit log (which ServiceAccount the estimator's requests
+// authenticate as, and which were refused).
 //
 // The gRPC call is made without Karmada's generated client (holdfast's
 // module does not depend on Karmada): grpc.go encodes the two messages with

@@ -69,12 +69,11 @@ func TestSchedulerEstimator(t *testing.T) {
 	// The pristine rows first: their observation windows are the longest.
 	run(t, "token-rotation", karmadacp.Pristine, testTokenRotation)
 	run(t, "ca-rotation", karmadacp.Pristine, testCARotation)
+	run(t, "cert-rotation", karmadacp.Pristine, testCertRotation)
 	run(t, "token-rotation", karmadacp.Patched, testTokenRotation)
 	run(t, "ca-rotation", karmadacp.Patched, testCARotation)
-	// testMaxAvailableReplicas is not run yet: with the estimator built as
-	// upstream builds it (kubernetes_protomessage_one_more_release; without
-	// it the first request panics), both builds answer 0 for Nodes their
-	// cache holds, while upstream's unit test of the same server computes
-	// its answers; the scenario's Nodes differ from what the estimator counts
-	// in a way not yet found. The rotation rows observe the cache instead.
+	run(t, "cert-rotation", karmadacp.Patched, testCertRotation)
+	// Without a rotation, both builds must answer alike (the drop-in rule).
+	run(t, "max-available-replicas", karmadacp.Pristine, testMaxAvailableReplicas)
+	run(t, "max-available-replicas", karmadacp.Patched, testMaxAvailableReplicas)
 }

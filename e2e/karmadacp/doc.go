@@ -77,6 +77,15 @@
 //     a Deployment updated on Karmada: the patched agent applies it to the
 //     member as the same process, the pristine one is refused on every
 //     request, its lease unrenewed, still running (RED).
+//   - agent-cert-rotation: the same, but the agent authenticates with a
+//     client certificate (karmadacp.JoinPullCertificate) and renews it
+//     itself: its certRotation controller's CSR approved by
+//     karmada-controller-manager, signed by kube-controller-manager's
+//     csrsigning controller, written into its Secret on member1, copied
+//     into the volume; then the old certificate revoked (its CA removed from
+//     karmada-apiserver's --client-ca-file). Patched: applies the update as
+//     the same process; pristine: refused with the certificate it read at
+//     start though its own controller renewed it (RED).
 //   - agent-own-credential (patched): the agent's token revoked with no new
 //     one: it exits non-zero through its own-credential guard.
 //

@@ -5,6 +5,7 @@ package karmadacp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,6 +59,9 @@ type envOptions struct {
 	apiServerAudit bool
 	// memberAudit makes member1's kube-apiserver write an audit log.
 	memberAudit bool
+	// csrSigning runs kube-controller-manager's csrsigning controller on
+	// karmada-apiserver, which then trusts client certificates.
+	csrSigning bool
 }
 
 type envOption func(*envOptions)
@@ -81,6 +85,11 @@ func withAPIServerAudit() envOption { return func(o *envOptions) { o.apiServerAu
 // withMemberAudit makes member1's kube-apiserver write an audit log
 // (env.memberAudit), which its restarts keep appending to.
 func withMemberAudit() envOption { return func(o *envOptions) { o.memberAudit = true } }
+
+// withCSRSigning runs kube-controller-manager's csrsigning controller on
+// karmada-apiserver (karmadacp.Options.CSRSigning), for an agent whose
+// certRotation controller renews its certificate.
+func withCSRSigning() envOption { return func(o *envOptions) { o.csrSigning = true } }
 
 // standIns are stated in every scenario's notes.
 var standIns = []string{
@@ -109,7 +118,16 @@ func newEnv(t *testing.T, b karmadacp.Build, opts ...envOption) *env {
 		Search: o.search, MetricsAdapter: o.metricsAdapter,
 	}
 	cpOpts.ControllerManager.Extra = o.controllerManagerFlags
+	if o.csrSigning {
+		cpOpts.CSRSigning = true
+		cpOpts.Binaries = maps.Clone(target.Binaries)
+		cpOpts.Binaries[karmadacp.CSRSigner] = toolcache.KubeAPIServer.PathOf(root, toolcache.KubeControllerManager)
+		recorder.SetVersion(string(karmadacp.CSRSigner)+" (csrsigning on karmada-apiserver)", toolcache.KubeAPIServer.Version)
+	}
 	for _, c := range cpOpts.Running() {
+		if c == karmadacp.CSRSigner {
+			continue // Kubernetes', not Karmada's: recorded above
+		}
 		v, err := karmada.BinaryVersion(ctx, target.Binaries[c])
 		if err != nil {
 			t.Fatal(err)

@@ -93,6 +93,7 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "repeated-restart", karmadacp.Pristine, func(t *testing.T, b karmadacp.Build) { testRepeated(t, "repeated-restart", b, repeatedRestartRounds) })
 	run(t, "rotation", karmadacp.Pristine, testRotation)
 	run(t, "agent-rotation", karmadacp.Pristine, testAgentRotation)
+	run(t, "agent-cert-rotation", karmadacp.Pristine, testAgentCertRotation)
 	run(t, "metrics", karmadacp.Pristine, testMetrics)
 	run(t, "search", karmadacp.Pristine, testSearch)
 	run(t, "search", karmadacp.Patched, testSearch)
@@ -120,5 +121,6 @@ func TestKarmadaControlPlane(t *testing.T) {
 	run(t, "ca-rotation-lists", karmadacp.Patched, testCARelist)
 	run(t, "secret-reads", karmadacp.Patched, testSecretReads)
 	run(t, "agent-rotation", karmadacp.Patched, testAgentRotation)
+	run(t, "agent-cert-rotation", karmadacp.Patched, testAgentCertRotation)
 	run(t, "agent-own-credential", karmadacp.Patched, testAgentOwnCredential)
 }

@@ -54,6 +54,7 @@ var Catalog = map[string][]Planned{
 		{"ca-rotation-lists", both},
 		{"secret-reads", patchedOnly},
 		{"agent-rotation", timeline(both)},
+		{"agent-cert-rotation", timeline(both)},
 		{"agent-own-credential", patchedOnly},
 	},
 	"worker-hub-failover": {
@@ -96,6 +97,8 @@ var Catalog = map[string][]Planned{
 	"karmada-scheduler-estimator": {
 		{"token-rotation", timeline(both)},
 		{"ca-rotation", timeline(both)},
+		{"cert-rotation", timeline(both)},
+		{"max-available-replicas", append(slices.Clone(patchedOnly), pristineControl...)},
 	},
 	"worker-own-credential": {
 		{"a revoked own credential: the worker exits with the guard's line", patchedOnly},

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -68,4 +71,60 @@ func waitPortFree(ctx context.Context, port int) error {
 		}
 	}
 	return nil
+}
+
+// listenerHolders returns the ids of the processes holding a TCP listener
+// on 127.0.0.1:port (from /proc/net/tcp and each process's fd table). An
+// empty answer with a nil error means no process of those /proc shows holds
+// one.
+func listenerHolders(port int) ([]int, error) {
+	inodes, err := listenerInodes("/proc/net/tcp", port)
+	if err != nil || len(inodes) == 0 {
+		return nil, err
+	}
+	procs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var pids []int
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		fds, err := os.ReadDir(filepath.Join("/proc", p.Name(), "fd"))
+		if err != nil {
+			continue // gone, or not ours to read
+		}
+		for _, fd := range fds {
+			target, err := os.Readlink(filepath.Join("/proc", p.Name(), "fd", fd.Name()))
+			if err == nil && inodes[target] {
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids, nil
+}
+
+// listenerInodes reads a /proc/net/tcp table and returns the socket links
+// ("socket:[inode]") of the listeners on 127.0.0.1:port.
+func listenerInodes(table string, port int) (map[string]bool, error) {
+	data, err := os.ReadFile(table)
+	if err != nil {
+		return nil, err
+	}
+	// 127.0.0.1 in the kernel's byte order, as /proc/net/tcp prints it.
+	local := fmt.Sprintf("0100007F:%04X", port)
+	const listen = "0A"
+	inodes := map[string]bool{}
+	for line := range strings.Lines(string(data)) {
+		f := strings.Fields(line)
+		// sl local rem st tx:rx tr:when retrnsmt uid timeout inode
+		if len(f) < 10 || f[1] != local || f[3] != listen {
+			continue
+		}
+		inodes["socket:["+f[9]+"]"] = true
+	}
+	return inodes, nil
 }

@@ -44,6 +44,10 @@ type PullMember struct {
 	// kubeconfig holds, token that token.
 	account, token string
 	rotations      int
+	// firstCert and firstKey are JoinPullCertificate's certificate (PEM);
+	// sync its kubelet stand-in.
+	firstCert, firstKey []byte
+	sync                *secretSync
 }
 
 // Account is the ServiceAccount whose token the agent's kubeconfig holds.
@@ -73,41 +77,61 @@ func (a *PullMember) Agent() *controlplane.Process { return a.cp.Process(Agent) 
 // the member's admin kubeconfig (KUBECONFIG), where a pod would use its
 // in-cluster ServiceAccount bound to the agent's ClusterRole.
 func (cp *ControlPlane) JoinPull(ctx context.Context, name string, member *controlplane.Cluster, extra ...string) (*PullMember, error) {
-	if errs := validation.IsDNS1123Label("karmada-es-" + name); len(errs) > 0 {
-		// The cluster controller creates namespace karmada-es-<name>.
-		return nil, fmt.Errorf("member cluster name %q: %v", name, errs)
+	a, what, err := cp.newPullMember(name, member, "Pull mode")
+	if err != nil {
+		return nil, err
 	}
-	if cp.opts.Binaries[Agent] == "" {
-		return nil, fmt.Errorf("karmada control plane %s: no %s binary in Options.Binaries", cp.opts.Name, Agent)
-	}
-	if cp.Process(Agent) != nil {
-		return nil, fmt.Errorf("karmada control plane %s: %s already runs", cp.opts.Name, Agent)
-	}
-	a := &PullMember{Name: name, API: member, cp: cp, account: "karmada-agent-" + name}
-	what := fmt.Sprintf("karmada control plane %s: joining member cluster %s in Pull mode", cp.opts.Name, name)
+	a.account = "karmada-agent-" + name
 	token, err := a.mint(ctx, a.account)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	a.token = token
-	config, err := cp.agentKubeconfig(token)
+	config, err := cp.agentKubeconfig("karmada-agent", &clientcmdapi.AuthInfo{Token: token})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	dir := filepath.Join(cp.opts.Dir, string(Agent))
-	if a.KubeconfigVolume, err = NewSecretVolume(filepath.Join(dir, "kubeconfig"), map[string][]byte{AgentKubeconfigKey: config}); err != nil {
+	if err := a.startAgent(ctx, config, extra); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return a, nil
+}
+
+// newPullMember checks that member can join as name in Pull mode.
+func (cp *ControlPlane) newPullMember(name string, member *controlplane.Cluster, how string) (*PullMember, string, error) {
+	if errs := validation.IsDNS1123Label("karmada-es-" + name); len(errs) > 0 {
+		// The cluster controller creates namespace karmada-es-<name>.
+		return nil, "", fmt.Errorf("member cluster name %q: %v", name, errs)
+	}
+	if cp.opts.Binaries[Agent] == "" {
+		return nil, "", fmt.Errorf("karmada control plane %s: no %s binary in Options.Binaries", cp.opts.Name, Agent)
+	}
+	if cp.Process(Agent) != nil {
+		return nil, "", fmt.Errorf("karmada control plane %s: %s already runs", cp.opts.Name, Agent)
+	}
+	what := fmt.Sprintf("karmada control plane %s: joining member cluster %s in %s", cp.opts.Name, name, how)
+	return &PullMember{Name: name, API: member, cp: cp}, what, nil
+}
+
+// startAgent lays out the kubeconfig volume with config and starts
+// karmada-agent with JoinPull's flags and extra.
+func (a *PullMember) startAgent(ctx context.Context, config []byte, extra []string) error {
+	cp, member := a.cp, a.API
+	dir := filepath.Join(cp.opts.Dir, string(Agent))
+	var err error
+	if a.KubeconfigVolume, err = NewSecretVolume(filepath.Join(dir, "kubeconfig"), map[string][]byte{AgentKubeconfigKey: config}); err != nil {
+		return err
 	}
 	args := []string{
 		"--karmada-kubeconfig=" + a.KubeconfigVolume.File(AgentKubeconfigKey),
-		"--cluster-name=" + name,
+		"--cluster-name=" + a.Name,
 		"--cluster-api-endpoint=" + member.Endpoint(),
 		"--report-secrets=None",
 		"--leader-elect=false",
 		"--cluster-status-update-frequency=" + DefaultStatusUpdateFrequency.String(),
 		"--v=" + strconv.Itoa(cp.opts.Verbosity),
 	}
-	err = cp.start(ctx, component{
+	return cp.start(ctx, component{
 		name:  Agent,
 		ports: 2,
 		env:   []string{"KUBECONFIG=" + member.AdminKubeconfig()},
@@ -120,10 +144,6 @@ func (cp *ControlPlane) JoinPull(ctx context.Context, name string, member *contr
 		ready:   func(ports []int) check { return httpCheck(fmt.Sprintf("http://%s/healthz", hostPort(ports[1]))) },
 		metrics: 0,
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return a, nil
 }
 
 // mint creates ServiceAccount sa on karmada-apiserver, binds it to
@@ -139,14 +159,14 @@ func (a *PullMember) mint(ctx context.Context, sa string) (string, error) {
 	return token, nil
 }
 
-// agentKubeconfig is a kubeconfig for karmada-apiserver with token inline
-// and no --karmada-context to choose: the patched agent follows the file's
-// current context only.
-func (cp *ControlPlane) agentKubeconfig(token string) ([]byte, error) {
+// agentKubeconfig is a kubeconfig for karmada-apiserver with credential
+// auth inline, as user user, and no --karmada-context to choose: the
+// patched agent follows the file's current context only.
+func (cp *ControlPlane) agentKubeconfig(user string, auth *clientcmdapi.AuthInfo) ([]byte, error) {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["karmada-apiserver"] = &clientcmdapi.Cluster{Server: cp.API.Endpoint(), CertificateAuthorityData: cp.API.CAData()}
-	cfg.AuthInfos["karmada-agent"] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts["karmada"] = &clientcmdapi.Context{Cluster: "karmada-apiserver", AuthInfo: "karmada-agent"}
+	cfg.AuthInfos[user] = auth
+	cfg.Contexts["karmada"] = &clientcmdapi.Context{Cluster: "karmada-apiserver", AuthInfo: user}
 	cfg.CurrentContext = "karmada"
 	return clientcmd.Write(*cfg)
 }
@@ -167,7 +187,7 @@ func (a *PullMember) Rotate(ctx context.Context) (Rotation, error) {
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", what, err)
 	}
-	config, err := a.cp.agentKubeconfig(token)
+	config, err := a.cp.agentKubeconfig("karmada-agent", &clientcmdapi.AuthInfo{Token: token})
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", what, err)
 	}

@@ -19,7 +19,12 @@
 //     tree's APIServices (MetricsAdapterAPIServices).
 //   - optionally (Options.Search) karmada-search, registered for
 //     search.karmada.io/v1alpha1 with the tree's APIService, its metrics
-//     on its secure port behind delegated authentication.
+//     on its secure port behind delegated authentication;
+//   - optionally (Options.CSRSigning) kube-controller-manager with its
+//     csrsigning controller alone (CSRSigner), signing
+//     kubernetes.io/kube-apiserver-client CSRs with a CA karmada-apiserver
+//     trusts (--client-ca-file), as a real Karmada signs the certificates
+//     karmada-agent's certRotation controller asks for.
 //
 // JoinPush joins a member cluster (another internal/harness/controlplane
 // cluster) as `karmadactl join` does, and Member.Rotate rotates its credential
@@ -28,6 +33,11 @@
 // running karmada-agent beside it, its karmada-apiserver kubeconfig in a
 // SecretVolume (a kubelet-like Secret volume, ..data swapped on update);
 // PullMember.Rotate and Revoke rotate or revoke the agent's own token.
+// JoinPullCertificate joins it with a client certificate instead, in the
+// member's Secret karmada-system/karmada-kubeconfig as karmadactl register
+// writes it, with a kubelet stand-in copying that Secret into the volume;
+// PullMember.WithdrawFirstCertificate revokes the first certificate by
+// removing its CA from karmada-apiserver's --client-ca-file.
 // ControlPlane.Restart restarts one of the ControlPlaneShipped components, the workaround operators use for a rotated member
 // credential. ControlPlane.MemberCredential reads one component's
 // membercred counters for one member from its metrics endpoint
@@ -46,9 +56,9 @@
 // SearchAPIService).
 //
 // Stand-ins and what is left out, each stated where it is made: no
-// kube-controller-manager on karmada-apiserver (upstream runs one for
-// namespace deletion, garbage collection and ServiceAccount token Secrets;
-// nothing here waits on them), no scheduler estimator, no
+// kube-controller-manager on karmada-apiserver but CSRSigning's (upstream
+// runs one for namespace deletion, garbage collection, ServiceAccount token
+// Secrets and CSR signing; nothing else here waits on them), no scheduler estimator, no
 // karmada-descheduler (karmada-search and karmada-metrics-adapter run when
 // Options ask for them), member tokens minted with the TokenRequest API (JoinPush), default
 // feature gates (upstream's deploy script turns on every alpha and beta

@@ -64,6 +64,9 @@ func (o Options) Running() []Component {
 	if o.MetricsAdapter {
 		cs = append(cs, MetricsAdapter)
 	}
+	if o.CSRSigning {
+		cs = append(cs, CSRSigner)
+	}
 	return cs
 }
 
@@ -108,6 +111,12 @@ type Options struct {
 	// metrics.k8s.io and custom.metrics.k8s.io (startMetricsAdapter);
 	// Binaries must then name it. Default off.
 	MetricsAdapter bool
+	// CSRSigning also starts CSRSigner (kube-controller-manager's
+	// csrsigning controller) and makes karmada-apiserver trust client
+	// certificates (--client-ca-file) of two CAs of the control plane's:
+	// the signer's and the one JoinPullCertificate issues an agent's first
+	// certificate from. Binaries must then name CSRSigner. Default off.
+	CSRSigning bool
 	// APIServerFlags are appended to karmada-apiserver's (e.g.
 	// controlplane.AuditFlags, for a scenario that counts the components'
 	// requests). Default none.
@@ -162,12 +171,16 @@ func (o *Options) complete() error {
 }
 
 func (o Options) apiServerOptions(p *pki) controlplane.Options {
+	flags := frontProxyFlags(p)
+	if o.CSRSigning {
+		flags = append(flags, clientCAFlags(p)...)
+	}
 	return controlplane.Options{
 		Name:                o.Name,
 		Dir:                 filepath.Join(o.Dir, "apiserver"),
 		Etcd:                o.Etcd,
 		KubeAPIServer:       o.KubeAPIServer,
-		ExtraAPIServerFlags: append(frontProxyFlags(p), o.APIServerFlags...),
+		ExtraAPIServerFlags: append(flags, o.APIServerFlags...),
 		StartTimeout:        o.StartTimeout,
 	}
 }
@@ -186,7 +199,9 @@ type ControlPlane struct {
 	procs   map[Component]*controlplane.Process
 	urls    map[Component]string // metrics endpoints
 	timings map[Component]time.Duration
-	stopped bool
+	// cleanups stop what runs beside the components (a kubelet stand-in).
+	cleanups []func()
+	stopped  bool
 }
 
 // Start starts karmada-apiserver and every component and returns once each
@@ -196,7 +211,7 @@ func Start(ctx context.Context, o Options) (*ControlPlane, error) {
 	if err := o.complete(); err != nil {
 		return nil, err
 	}
-	p, err := newPKI(filepath.Join(o.Dir, "pki"), time.Now())
+	p, err := o.newPKI(time.Now())
 	if err != nil {
 		return nil, fmt.Errorf("karmada control plane %s: certificates: %w", o.Name, err)
 	}
@@ -250,6 +265,11 @@ func startComponents(ctx context.Context, o Options, p *pki, api *controlplane.C
 	}
 	if o.MetricsAdapter {
 		if err := cp.startMetricsAdapter(ctx, admin); err != nil {
+			return cp, err
+		}
+	}
+	if o.CSRSigning {
+		if err := cp.startCSRSigner(ctx, admin); err != nil {
 			return cp, err
 		}
 	}
@@ -594,6 +614,9 @@ func (cp *ControlPlane) stopComponents() {
 		return
 	}
 	cp.stopped = true
+	for _, stop := range cp.cleanups {
+		stop()
+	}
 	if p := cp.procs[Agent]; p != nil {
 		_ = p.Stop(stopGrace)
 	}

@@ -59,6 +59,9 @@ type pki struct {
 	// ca signs the serving certificates of optional components on demand
 	// (servingCert).
 	ca *testpki.Authority
+	// signerCA and issuerCA are the client CAs of Options.CSRSigning
+	// (csrsigning.go); nil without it.
+	signerCA, issuerCA *testpki.Authority
 }
 
 // newPKI generates every certificate and writes it under dir.

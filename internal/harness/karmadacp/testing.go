@@ -26,7 +26,7 @@ func StartForTest(t testing.TB, o Options) *ControlPlane {
 	if err := o.complete(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := newPKI(filepath.Join(o.Dir, "pki"), time.Now())
+	p, err := o.newPKI(time.Now())
 	if err != nil {
 		t.Fatalf("karmada control plane %s: certificates: %v", o.Name, err)
 	}

@@ -58,6 +58,12 @@ func NewAuthority(cn string, now time.Time) (*Authority, error) {
 	return &Authority{cert: cert, key: key, CertPEM: CertPEM(der)}, nil
 }
 
+// KeyPEM is the CA's private key, PEM-encoded, for a signer that is not
+// this process (kube-controller-manager's --cluster-signing-*-key-file).
+func (a *Authority) KeyPEM() ([]byte, error) {
+	return keyutil.MarshalPrivateKeyToPEM(a.key)
+}
+
 // Leaf describes a certificate to issue.
 type Leaf struct {
 	CommonName string
@@ -66,6 +72,11 @@ type Leaf struct {
 	Usage    x509.ExtKeyUsage
 	DNSNames []string
 	IPs      []net.IP
+	// Organization is the subject's O (a client certificate's groups).
+	Organization []string
+	// NotBefore and NotAfter bound the validity when set; by default it
+	// is Backdate before now to Validity after.
+	NotBefore, NotAfter time.Time
 }
 
 // Issue signs a leaf certificate valid from now, with a new key; it
@@ -75,10 +86,17 @@ func (a *Authority) Issue(l Leaf, now time.Time) (certPEM, keyPEM []byte, err er
 	if err != nil {
 		return nil, nil, err
 	}
+	notBefore, notAfter := now.Add(-Backdate), now.Add(Validity)
+	if !l.NotBefore.IsZero() {
+		notBefore = l.NotBefore
+	}
+	if !l.NotAfter.IsZero() {
+		notAfter = l.NotAfter
+	}
 	tmpl := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: l.CommonName},
-		NotBefore:   now.Add(-Backdate),
-		NotAfter:    now.Add(Validity),
+		Subject:     pkix.Name{CommonName: l.CommonName, Organization: l.Organization},
+		NotBefore:   notBefore,
+		NotAfter:    notAfter,
 		KeyUsage:    x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{l.Usage},
 		DNSNames:    l.DNSNames,

@@ -61,3 +61,37 @@ func TestIssuedLeafVerifiesAgainstItsAuthorityOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestClientLeafCarriesGroupsAndValidity: a client certificate with its
+// groups (O) and the validity asked for, and a CA key another signer can
+// load.
+func TestClientLeafCarriesGroupsAndValidity(t *testing.T) {
+	now := time.Now()
+	ca, err := NewAuthority("client-ca", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := now.Add(-30*time.Minute).Truncate(time.Second), now.Add(31*time.Minute).Truncate(time.Second)
+	certPEM, _, err := ca.Issue(Leaf{CommonName: "system:karmada:agent:member1", Organization: []string{"system:karmada:agents"}, Usage: x509.ExtKeyUsageClientAuth, NotBefore: from, NotAfter: to}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(certPEM)
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := leaf.Subject.Organization; len(got) != 1 || got[0] != "system:karmada:agents" {
+		t.Errorf("O = %v, want [system:karmada:agents]", got)
+	}
+	if !leaf.NotBefore.Equal(from) || !leaf.NotAfter.Equal(to) {
+		t.Errorf("validity %s to %s, want %s to %s", leaf.NotBefore, leaf.NotAfter, from, to)
+	}
+	keyPEM, err := ca.KeyPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tls.X509KeyPair(ca.CertPEM, keyPEM); err != nil {
+		t.Errorf("the CA's KeyPEM does not pair with its CertPEM: %v", err)
+	}
+}

@@ -74,6 +74,9 @@ func Build(ctx context.Context, o Options) ([]Binary, error) {
 	if err := checkOnly(o.Upstream, o.Only); err != nil {
 		return nil, err
 	}
+	if err := checkTags(o.Tree, o.Upstream.Name, o.Pin.Version, o.Pin.Tags); err != nil {
+		return nil, err
+	}
 	ldflags, err := LDFlags(o.Upstream.Module, o.Upstream.Version, o.Stamp)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", o.Upstream.Name, o.Pin.Version, err)
