@@ -186,9 +186,9 @@ node-deps: ## The node suite's runtime: containerd, runc, containernetworking-pl
 # images partial, which charts build refuses; the Karmada chart then
 # renders tags.
 .PHONY: e2e-node-inputs
-e2e-node-inputs: ## The node suite's inputs: the worker-operator image (OCI layout), karmada-controller-manager (amd64, _output/node-images) and the charts.
+e2e-node-inputs: ## The node suite's inputs: the worker-operator image (OCI layout), karmada-controller-manager, karmada-scheduler-estimator and karmada-agent (amd64, _output/node-images) and the charts.
 	$(HOLDFAST) images build --upstream workeroperator
-	$(HOLDFAST) images build --upstream karmada --only karmada-controller-manager --platforms linux/amd64 --out $(OUTPUT_DIR)/node-images
+	$(HOLDFAST) images build --upstream karmada --only karmada-controller-manager,karmada-scheduler-estimator,karmada-agent --platforms linux/amd64 --out $(OUTPUT_DIR)/node-images
 	$(HOLDFAST) charts build --out $(OUTPUT_DIR)/charts
 
 # What the suites would build when they start, built ahead (e2e/cmd/e2e-prepare):

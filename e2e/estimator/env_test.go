@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +24,7 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
+	"github.com/holdfast-dist/holdfast/internal/harness/testpki"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
 	"github.com/holdfast-dist/holdfast/internal/toolcache"
 )
@@ -108,9 +108,9 @@ type env struct {
 	// token is the estimator's first token.
 	token string
 	// certs are the client certificates of a certificate row (else nil).
-	certs  *clientCerts
+	certs  *testpki.RevocableClients
 	est    *controlplane.Process
-	client *estimatorClient
+	client *Client
 	// metricsURL is the estimator's /metrics.
 	metricsURL string
 }
@@ -141,9 +141,9 @@ func newEnv(t *testing.T, s *e2ereport.Run, b karmadacp.Build, clientCerts ...bo
 	auditFlags, err := controlplane.AuditFlags(filepath.Join(t.TempDir(), "audit-policy"), e.audit)
 	s.Check(err)
 	if len(clientCerts) > 0 && clientCerts[0] {
-		e.certs, err = newClientCerts(filepath.Join(t.TempDir(), "client-ca"))
+		e.certs, err = testpki.NewRevocableClients(filepath.Join(t.TempDir(), "client-ca"), certUser, time.Now())
 		s.Check(err)
-		auditFlags = append(auditFlags, "--client-ca-file="+e.certs.bundle)
+		auditFlags = append(auditFlags, "--client-ca-file="+e.certs.Bundle)
 	}
 	e.member = controlplane.StartForTest(t, controlplane.Options{Name: memberName, Dir: dir, ExtraAPIServerFlags: auditFlags})
 
@@ -155,7 +155,7 @@ func newEnv(t *testing.T, s *e2ereport.Run, b karmadacp.Build, clientCerts ...bo
 	}
 	var cfg []byte
 	if e.certs != nil {
-		cfg, err = e.certKubeconfig(e.certs.first, e.member.CAData())
+		cfg, err = e.certKubeconfig(e.certs.First, e.member.CAData())
 	} else {
 		cfg, err = e.kubeconfig(e.token, e.member.CAData())
 	}
@@ -187,7 +187,7 @@ func newEnv(t *testing.T, s *e2ereport.Run, b karmadacp.Build, clientCerts ...bo
 	})
 	s.Check(err)
 	t.Cleanup(func() { _ = e.est.Stop(5 * time.Second) })
-	e.client = newEstimatorClient(fmt.Sprintf("127.0.0.1:%d", ports[0]))
+	e.client = NewClient(fmt.Sprintf("127.0.0.1:%d", ports[0]))
 
 	begin := time.Now()
 	if err := e.waitAnswer(ctx, answerBefore, readyTimeout); err != nil {
@@ -249,35 +249,10 @@ func (e *env) grantRBAC(ctx context.Context) error {
 	return nil
 }
 
-// createNode creates a Node and writes its allocatable resources through
-// the status subresource, as a kubelet would.
+// createNode is CreateReadyNode on the member.
 func (e *env) createNode(ctx context.Context, n testNode) error {
-	alloc := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse(n.cpu),
-		corev1.ResourceMemory: resource.MustParse("16Gi"),
-		corev1.ResourcePods:   resource.MustParse("110"),
-	}
-	nodes := e.member.Kubernetes().CoreV1().Nodes()
-	created, err := nodes.Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name}}, metav1.CreateOptions{})
-	if err != nil {
-		return fmt.Errorf("member %s: creating Node %s: %w", memberName, n.name, err)
-	}
-	created.Status.Capacity, created.Status.Allocatable = alloc, alloc
-	created.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now(), Reason: "KubeletReady"}}
-	updated, err := nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{})
-	if err != nil {
-		return fmt.Errorf("member %s: writing Node %s's status: %w", memberName, n.name, err)
-	}
-	// The TaintNodesByCondition admission plugin gives every new Node the
-	// node.kubernetes.io/not-ready:NoSchedule taint, which the node
-	// lifecycle controller lifts once the Node is Ready; the member runs no
-	// controller manager, so the suite lifts it. With it, the estimator
-	// rightly counts no room on the Node (a replica does not tolerate it).
-	updated.Spec.Taints = slices.DeleteFunc(updated.Spec.Taints, func(t corev1.Taint) bool {
-		return t.Key == corev1.TaintNodeNotReady
-	})
-	if _, err := nodes.Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("member %s: lifting Node %s's %s taint: %w", memberName, n.name, corev1.TaintNodeNotReady, err)
+	if err := CreateReadyNode(ctx, e.member.Kubernetes(), n.name, n.cpu); err != nil {
+		return fmt.Errorf("member %s: %w", memberName, err)
 	}
 	return nil
 }
@@ -295,10 +270,10 @@ func (e *env) kubeconfig(token string, ca []byte) ([]byte, error) {
 
 // certKubeconfig is kubeconfig with c, a client certificate and key,
 // inline instead of a token.
-func (e *env) certKubeconfig(c keyPair, ca []byte) ([]byte, error) {
+func (e *env) certKubeconfig(c testpki.KeyPair, ca []byte) ([]byte, error) {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters[memberName] = &clientcmdapi.Cluster{Server: e.member.Endpoint(), CertificateAuthorityData: ca}
-	cfg.AuthInfos[memberName] = &clientcmdapi.AuthInfo{ClientCertificateData: c.cert, ClientKeyData: c.key}
+	cfg.AuthInfos[memberName] = &clientcmdapi.AuthInfo{ClientCertificateData: c.Cert, ClientKeyData: c.Key}
 	cfg.Contexts[memberName] = &clientcmdapi.Context{Cluster: memberName, AuthInfo: memberName}
 	cfg.CurrentContext = memberName
 	return clientcmd.Write(*cfg)

@@ -3,6 +3,7 @@ package estimator
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -33,23 +34,38 @@ const (
 	responseMaxReplicasField protowire.Number = 1
 )
 
-// estimatorClient calls one estimator's MaxAvailableReplicas over HTTP/2
-// without TLS, as Karmada's scheduler does when the estimator serves no
-// certificate.
-type estimatorClient struct {
-	addr string // host:port
-	http *http.Client
+// Client calls one estimator's MaxAvailableReplicas over HTTP/2, as
+// Karmada's scheduler does: without TLS when the estimator serves no
+// certificate (NewClient), over mutual TLS when it does (NewTLSClient, as
+// holdfast's and upstream's chart deploy it).
+type Client struct {
+	addr   string // host:port
+	scheme string
+	http   *http.Client
 }
 
-func newEstimatorClient(addr string) *estimatorClient {
+// maxAnswerBytes bounds what is read of an answer: MaxAvailableReplicas's
+// is a few bytes, and a misbehaving server must not cost the test's memory.
+const maxAnswerBytes = 1 << 20
+
+// NewClient is a client of the estimator at addr serving gRPC without TLS.
+func NewClient(addr string) *Client {
 	var p http.Protocols
 	p.SetUnencryptedHTTP2(true)
-	return &estimatorClient{addr: addr, http: &http.Client{Transport: &http.Transport{Protocols: &p}}}
+	return &Client{addr: addr, scheme: "http", http: &http.Client{Transport: &http.Transport{Protocols: &p}}}
+}
+
+// NewTLSClient is a client of the estimator at addr serving gRPC over TLS;
+// cfg holds the client certificate, the CA and the server name to check.
+func NewTLSClient(addr string, cfg *tls.Config) *Client {
+	var p http.Protocols
+	p.SetHTTP2(true)
+	return &Client{addr: addr, scheme: "https", http: &http.Client{Transport: &http.Transport{Protocols: &p, TLSClientConfig: cfg}}}
 }
 
 // MaxAvailableReplicas asks how many replicas requesting request the
 // estimator of cluster can place.
-func (c *estimatorClient) MaxAvailableReplicas(ctx context.Context, cluster string, request corev1.ResourceList) (int32, error) {
+func (c *Client) MaxAvailableReplicas(ctx context.Context, cluster string, request corev1.ResourceList) (int32, error) {
 	msg, err := encodeMaxAvailableReplicasRequest(cluster, request)
 	if err != nil {
 		return 0, err
@@ -64,8 +80,8 @@ func (c *estimatorClient) MaxAvailableReplicas(ctx context.Context, cluster stri
 // call sends one unary gRPC request: a length-prefixed message in a POST
 // to the method's path, the status in the trailers (or, for an error
 // without a body, the headers).
-func (c *estimatorClient) call(ctx context.Context, method string, msg []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+c.addr+method, bytes.NewReader(frame(msg)))
+func (c *Client) call(ctx context.Context, method string, msg []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.scheme+"://"+c.addr+method, bytes.NewReader(frame(msg)))
 	if err != nil {
 		return nil, err
 	}
@@ -76,9 +92,12 @@ func (c *estimatorClient) call(ctx context.Context, method string, msg []byte) (
 		return nil, fmt.Errorf("estimator %s: %w", c.addr, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("estimator %s: reading the answer: %w", c.addr, err)
+	}
+	if len(body) > maxAnswerBytes {
+		return nil, fmt.Errorf("estimator %s: answer larger than %d bytes", c.addr, maxAnswerBytes)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("estimator %s: HTTP %s", c.addr, resp.Status)

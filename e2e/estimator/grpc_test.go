@@ -109,13 +109,13 @@ func readRequest(t *testing.T, msg []byte) (cluster, cpu string) {
 
 func TestMaxAvailableReplicas(t *testing.T) {
 	request := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1.5")}
-	c := newEstimatorClient(fakeEstimator(t, 7, "0"))
+	c := NewClient(fakeEstimator(t, 7, "0"))
 	got, err := c.MaxAvailableReplicas(t.Context(), "member1", request)
 	if err != nil || got != 7 {
 		t.Fatalf("MaxAvailableReplicas = %d, %v; want 7", got, err)
 	}
 
-	c = newEstimatorClient(fakeEstimator(t, 0, "2"))
+	c = NewClient(fakeEstimator(t, 0, "2"))
 	_, err = c.MaxAvailableReplicas(t.Context(), "member1", request)
 	if err == nil || !strings.Contains(err.Error(), `gRPC status "2": failed to estimate`) {
 		t.Fatalf("error = %v, want the gRPC status and its message", err)
@@ -151,5 +151,33 @@ func TestDecodeSkipsUnknownFields(t *testing.T) {
 	}
 	if got, err := decodeMaxAvailableReplicasResponse(nil); err != nil || got != 0 {
 		t.Errorf("decode(empty) = %d, %v; want 0 (proto3 default)", got, err)
+	}
+}
+
+// TestAnswerIsBounded: a server that answers without end costs the client
+// at most maxAnswerBytes, and an error naming the bound.
+func TestAnswerIsBounded(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc(maxAvailableReplicasMethod, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/grpc")
+		chunk := make([]byte, 64<<10)
+		for range 2 * maxAnswerBytes / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	srv := &http.Server{Handler: mux, Protocols: &p}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	_, err = NewClient(l.Addr().String()).MaxAvailableReplicas(t.Context(), "member1", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")})
+	if err == nil || !strings.Contains(err.Error(), "answer larger than 1048576 bytes") {
+		t.Fatalf("error = %v, want the bound named", err)
 	}
 }

@@ -129,11 +129,11 @@ func testCertRotation(t *testing.T, b karmadacp.Build) {
 	e := newEnv(t, s, b, true)
 	ctx := t.Context()
 
-	cfg, err := e.certKubeconfig(e.certs.next, e.member.CAData())
+	cfg, err := e.certKubeconfig(e.certs.Next, e.member.CAData())
 	s.Check(err)
 	published := time.Now()
 	s.Check(e.vol.Publish(map[string][]byte{volumeKey: cfg}))
-	s.Check(e.certs.withdrawFirst())
+	s.Check(e.certs.WithdrawFirst())
 	s.Check(e.waitFirstRefused(ctx))
 	rotated := time.Now()
 	s.MarkAt(e2ereport.EventRotation, rotated)

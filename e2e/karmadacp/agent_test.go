@@ -63,13 +63,19 @@ var agentTokenPickedUp = regexp.MustCompile(`Picked up a rotated bearer token fr
 // agent's extra flags and waits until its Cluster is Ready; a failure
 // ends the scenario. The agent's version is recorded with the others'.
 func (e *env) joinPull(ctx context.Context, s *e2ereport.Run, extra ...string) *karmadacp.PullMember {
+	return e.joinPullWith(ctx, s, e.cp.JoinPull, extra...)
+}
+
+// joinPullWith is joinPull through join (ControlPlane.JoinPull or
+// JoinPullCertificate).
+func (e *env) joinPullWith(ctx context.Context, s *e2ereport.Run, join func(context.Context, string, *controlplane.Cluster, ...string) (*karmadacp.PullMember, error), extra ...string) *karmadacp.PullMember {
 	v, err := karmada.BinaryVersion(ctx, e.target.Binaries[karmadacp.Agent])
 	if err != nil {
 		s.Fatalf("%v", err)
 	}
 	recorder.SetVersion(fmt.Sprintf("%s (%s)", karmadacp.Agent, e.build), v)
 	begin := time.Now()
-	pm, err := e.cp.JoinPull(ctx, memberName, e.member, extra...)
+	pm, err := join(ctx, memberName, e.member, extra...)
 	if err != nil {
 		s.Fatalf("%v", err)
 	}
@@ -181,27 +187,37 @@ func testAgentRotation(t *testing.T, b karmadacp.Build) {
 	s.Notef("rotated: the agent's kubeconfig (Secret volume, ..data swapped) holds a token of ServiceAccount %s/%s; %s (the old token's) was deleted and recreated, karmada-apiserver rejects the old token (%.1f s from the swap)",
 		karmadacp.SystemNamespace, rot.To, rot.From, rot.Revoked.Sub(rot.Written).Seconds())
 
-	killed := time.Now()
-	if err := e.cp.API.Restart(ctx); err != nil {
-		s.Fatalf("restarting karmada-apiserver: %v", err)
-	}
-	restarted := time.Now()
-	s.Timing("karmada-apiserver-restart", restarted.Sub(killed))
-	leaseAtRestart, err := pm.LeaseRenewed(ctx)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	updated := time.Now()
-	if err := e.scale(ctx, "web", 2); err != nil {
-		s.Fatalf("updating Deployment %s/web on Karmada: %v", workloadNamespace, err)
-	}
-	s.Notef("karmada-apiserver SIGKILLed and restarted (every watch reconnects), then Karmada's %s/web scaled from 1 to 2 replicas", workloadNamespace)
+	leaseAtRestart, restarted, updated := e.restartThenUpdate(ctx, s, pm)
 
 	if b == karmadacp.Patched {
 		agentRotationPatched(ctx, s, e, pm, pid, rot.Revoked, agentTokenPickedUp, rotateMark, leaseAtRestart, restarted, updated)
 	} else {
 		agentRotationPristine(ctx, s, e, pm, refused, rotateMark, leaseAtRestart, updated)
 	}
+}
+
+// restartThenUpdate SIGKILLs and restarts karmada-apiserver, so that every
+// watch reconnects with the credential the agent holds now (a watch
+// authenticated before a revocation outlives it), reads the Cluster's
+// lease, and scales Karmada's web to 2: what the agent scenarios then
+// watch land or not.
+func (e *env) restartThenUpdate(ctx context.Context, s *e2ereport.Run, pm *karmadacp.PullMember) (leaseAtRestart, restarted, updated time.Time) {
+	killed := time.Now()
+	if err := e.cp.API.Restart(ctx); err != nil {
+		s.Fatalf("restarting karmada-apiserver: %v", err)
+	}
+	restarted = time.Now()
+	s.Timing("karmada-apiserver-restart", restarted.Sub(killed))
+	leaseAtRestart, err := pm.LeaseRenewed(ctx)
+	if err != nil {
+		s.Fatalf("%v", err)
+	}
+	updated = time.Now()
+	if err := e.scale(ctx, "web", 2); err != nil {
+		s.Fatalf("updating Deployment %s/web on Karmada: %v", workloadNamespace, err)
+	}
+	s.Notef("karmada-apiserver SIGKILLed and restarted (every watch reconnects), then Karmada's %s/web scaled from 1 to 2 replicas", workloadNamespace)
+	return leaseAtRestart, restarted, updated
 }
 
 // agentRotationPatched checks the patched agent after a rotation whose old

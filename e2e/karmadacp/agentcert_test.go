@@ -4,7 +4,6 @@ package karmadacp
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -12,10 +11,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/holdfast-dist/holdfast/e2e/karmada"
 	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/harness/karmadacp"
 )
@@ -73,33 +70,11 @@ func testAgentCertRotation(t *testing.T, b karmadacp.Build) {
 	ctx := t.Context()
 	s.Timing("control-plane-start", e.started)
 
-	v, err := karmada.BinaryVersion(ctx, e.target.Binaries[karmadacp.Agent])
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	recorder.SetVersion(fmt.Sprintf("%s (%s)", karmadacp.Agent, e.build), v)
 	begun := time.Now()
-	pm, err := e.cp.JoinPullCertificate(ctx, memberName, e.member,
+	pm := e.joinPullWith(ctx, s, e.cp.JoinPullCertificate,
 		"--controllers=*,certRotation",
 		"--cert-rotation-checking-interval="+certRotationCheck.String(),
 		"--cert-rotation-remaining-time-threshold="+certRotationThreshold)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	if err := wait.PollUntilContextTimeout(ctx, poll, readyTimeout, true, func(ctx context.Context) (bool, error) {
-		st, err := e.clusterStatus(ctx)
-		return err == nil && st.Ready, nil
-	}); err != nil {
-		s.Fatalf("Cluster %s (Pull) not Ready within %s: %v; agent log: %s", memberName, readyTimeout, err, pm.Agent().LogFile())
-	}
-	s.Timing("join-to-ready", time.Since(begun))
-	u, err := e.cp.API.Dynamic().Resource(karmadacp.ClusterGVR).Get(ctx, memberName, metav1.GetOptions{})
-	if err != nil {
-		s.Fatalf("reading Cluster %s: %v", memberName, err)
-	}
-	if mode, _, _ := unstructured.NestedString(u.Object, "spec", "syncMode"); mode != "Pull" {
-		s.Fatalf("Cluster %s registered by the agent has syncMode %q, want Pull", memberName, mode)
-	}
 	agent := pm.Agent()
 	pid := agent.Pid()
 	e.propagateToPull(ctx, s)
@@ -155,21 +130,7 @@ func testAgentCertRotation(t *testing.T, b karmadacp.Build) {
 	s.Mark(e2ereport.EventRotation)
 	s.Notef("revoked: the first certificate's CA removed from karmada-apiserver's --client-ca-file; a request with it gets 401 (%.1f s after the renewed Secret reached the volume)", revoked.Sub(synced.At).Seconds())
 
-	killed := time.Now()
-	if err := e.cp.API.Restart(ctx); err != nil {
-		s.Fatalf("restarting karmada-apiserver: %v", err)
-	}
-	restarted := time.Now()
-	s.Timing("karmada-apiserver-restart", restarted.Sub(killed))
-	leaseAtRestart, err := pm.LeaseRenewed(ctx)
-	if err != nil {
-		s.Fatalf("%v", err)
-	}
-	updated := time.Now()
-	if err := e.scale(ctx, "web", 2); err != nil {
-		s.Fatalf("updating Deployment %s/web on Karmada: %v", workloadNamespace, err)
-	}
-	s.Notef("karmada-apiserver SIGKILLed and restarted (every watch reconnects), then Karmada's %s/web scaled from 1 to 2 replicas", workloadNamespace)
+	leaseAtRestart, restarted, updated := e.restartThenUpdate(ctx, s, pm)
 
 	if b == karmadacp.Patched {
 		agentRotationPatched(ctx, s, e, pm, pid, revoked, agentCertPickedUp, mark, leaseAtRestart, restarted, updated)

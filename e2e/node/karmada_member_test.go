@@ -20,6 +20,7 @@ import (
 
 	"github.com/holdfast-dist/holdfast/internal/harness/controlplane"
 	"github.com/holdfast-dist/holdfast/internal/harness/node"
+	"github.com/holdfast-dist/holdfast/internal/harness/testpki"
 )
 
 var (
@@ -79,6 +80,9 @@ type karmadaMember struct {
 	auditLog       string
 	account, token string
 	rotations      int
+	// certs are the client CAs member1 trusts and the scheduler
+	// estimator's certificates (the estimator flow).
+	certs *testpki.RevocableClients
 }
 
 // testKarmadaMember joins a member control plane (on the node's host
@@ -168,6 +172,11 @@ func startKarmadaMember(t *testing.T, n *node.Node) (*karmadaMember, error) {
 	if err != nil {
 		return nil, err
 	}
-	api := controlplane.StartForTest(t, controlplane.Options{Name: "member1", Dir: dir, Address: n.HostIP(), ExtraAPIServerFlags: auditFlags})
-	return &karmadaMember{api: api, auditLog: auditLog}, nil
+	certs, err := testpki.NewRevocableClients(filepath.Join(dir, "client-ca"), estimatorUser, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	flags := append(auditFlags, "--client-ca-file="+certs.Bundle)
+	api := controlplane.StartForTest(t, controlplane.Options{Name: "member1", Dir: dir, Address: n.HostIP(), ExtraAPIServerFlags: flags})
+	return &karmadaMember{api: api, auditLog: auditLog, certs: certs}, nil
 }

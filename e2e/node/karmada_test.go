@@ -53,17 +53,30 @@ var pristineControllerManagerValues = []string{
 // _output/node-images (the chart then renders the tag: charts build reads
 // _output/images only).
 func karmadaInputs(root string) (layout, chart string, err error) {
+	layout, err = karmadaLayout(root, "karmada-controller-manager")
+	if err != nil {
+		return "", "", err
+	}
+	charts, _ := filepath.Glob(filepath.Join(root, "_output", "charts", "karmada-*.tgz"))
+	if len(charts) != 1 {
+		return "", "", fmt.Errorf("want one Karmada chart under _output/charts (make e2e-node-inputs), found %v", charts)
+	}
+	return layout, charts[0], nil
+}
+
+// karmadaLayout finds the image layout of one of holdfast's Karmada
+// components, where karmadaInputs looks.
+func karmadaLayout(root, component string) (string, error) {
 	var layouts []string
 	for _, dir := range []string{"images", "node-images"} {
-		if layouts, _ = filepath.Glob(filepath.Join(root, "_output", dir, "karmada-*", "karmada-controller-manager", "index.json")); len(layouts) > 0 {
+		if layouts, _ = filepath.Glob(filepath.Join(root, "_output", dir, "karmada-*", component, "index.json")); len(layouts) > 0 {
 			break
 		}
 	}
-	charts, _ := filepath.Glob(filepath.Join(root, "_output", "charts", "karmada-*.tgz"))
-	if len(layouts) != 1 || len(charts) != 1 {
-		return "", "", fmt.Errorf("want one karmada-controller-manager image layout and one Karmada chart under _output (make e2e-node-inputs), found %v and %v", layouts, charts)
+	if len(layouts) != 1 {
+		return "", fmt.Errorf("want one %s image layout under _output/images or _output/node-images (make e2e-node-inputs), found %v", component, layouts)
 	}
-	return filepath.Dir(layouts[0]), charts[0], nil
+	return filepath.Dir(layouts[0]), nil
 }
 
 func testKarmada(t *testing.T, root string, n *node.Node, standIns *standInBuild) {
@@ -202,4 +215,26 @@ func testKarmada(t *testing.T, root string, n *node.Node, standIns *standInBuild
 		return
 	}
 	t.Run("own-credential", f.testOwnCredential)
+	t.Run("estimator", func(t *testing.T) {
+		layout, err := karmadaLayout(root, "karmada-scheduler-estimator")
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := n.ImportLayout(t.Context(), layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.testEstimator(t, img.Name)
+	})
+	t.Run("agent", func(t *testing.T) {
+		layout, err := karmadaLayout(root, "karmada-agent")
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := n.ImportLayout(t.Context(), layout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.testAgent(t, img.Name)
+	})
 }

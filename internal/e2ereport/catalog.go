@@ -93,6 +93,8 @@ var Catalog = map[string][]Planned{
 		{"drop-in: upstream's controller-manager image, helm upgrade to holdfast's (defaults), helm rollback: every pod Ready, no restart, /proc status as the chart's securityContext", patchedOnly},
 		{"karmada-apiserver's audit log over the rotation flow: no request of any chart component answered 403", patchedOnly},
 		{"own credential through the kubelet: the controller-manager's token revoked and a new one in its Secret; the guard exits, the kubelet restarts it, it works again", patchedOnly},
+		{"scheduler estimator through the deployed chart: member1's client certificate rotated by helm upgrade (directory mount), the old one revoked, member1 restarted; MaxAvailableReplicas counts a new Node with no restart", patchedOnly},
+		{"karmada-agent through the packaged chart (agent mode, the node's own cluster a Pull member): its client certificate rotated by helm upgrade, the old one expired; an update still lands, no restart", patchedOnly},
 	},
 	"karmada-scheduler-estimator": {
 		{"token-rotation", timeline(both)},

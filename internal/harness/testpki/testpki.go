@@ -1,6 +1,7 @@
 package testpki
 
 import (
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -10,6 +11,8 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"time"
 
 	certutil "k8s.io/client-go/util/cert"
@@ -27,7 +30,7 @@ const Backdate = time.Minute
 // Authority is a CA that signs leaf certificates.
 type Authority struct {
 	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
+	key  crypto.Signer
 	// CertPEM is the CA certificate, for CA files and caBundles.
 	CertPEM []byte
 }
@@ -56,6 +59,24 @@ func NewAuthority(cn string, now time.Time) (*Authority, error) {
 		return nil, err
 	}
 	return &Authority{cert: cert, key: key, CertPEM: CertPEM(der)}, nil
+}
+
+// LoadAuthority is the CA of certPEM and keyPEM (PEM, any key type
+// keyutil parses: a chart's RSA CA too), to issue leaves from it.
+func LoadAuthority(certPEM, keyPEM []byte) (*Authority, error) {
+	certs, err := certutil.ParseCertsPEM(certPEM)
+	if err != nil {
+		return nil, fmt.Errorf("CA certificate: %w", err)
+	}
+	key, err := keyutil.ParsePrivateKeyPEM(keyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("CA key: %w", err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("CA key: a %T cannot sign", key)
+	}
+	return &Authority{cert: certs[0], key: signer, CertPEM: certPEM}, nil
 }
 
 // KeyPEM is the CA's private key, PEM-encoded, for a signer that is not
@@ -113,7 +134,7 @@ func (a *Authority) Issue(l Leaf, now time.Time) (certPEM, keyPEM []byte, err er
 	return CertPEM(der), keyPEM, nil
 }
 
-func sign(tmpl, parent *x509.Certificate, pub *ecdsa.PublicKey, signer *ecdsa.PrivateKey) ([]byte, error) {
+func sign(tmpl, parent *x509.Certificate, pub *ecdsa.PublicKey, signer crypto.Signer) ([]byte, error) {
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
 	if err != nil {
 		return nil, err
@@ -125,4 +146,55 @@ func sign(tmpl, parent *x509.Certificate, pub *ecdsa.PublicKey, signer *ecdsa.Pr
 // CertPEM encodes a DER certificate.
 func CertPEM(der []byte) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: certutil.CertificateBlockType, Bytes: der})
+}
+
+// KeyPair is a PEM certificate and its private key.
+type KeyPair struct{ Cert, Key []byte }
+
+// RevocableClients are two client CAs an API server trusts through one
+// --client-ca-file bundle, and a client certificate of each for the same
+// user: First is what a client starts with, Next what a rotation gives it.
+// WithdrawFirst takes the first CA out of the bundle, which kube-apiserver
+// reloads on change: the way a client certificate is refused before it
+// expires, Kubernetes having no revocation list.
+type RevocableClients struct {
+	// Bundle is the file to pass as --client-ca-file.
+	Bundle      string
+	First, Next KeyPair
+	nextCA      []byte
+}
+
+// NewRevocableClients makes both CAs and certificates for user (CN) and
+// writes Bundle under dir.
+func NewRevocableClients(dir, user string, now time.Time) (*RevocableClients, error) {
+	c := &RevocableClients{Bundle: filepath.Join(dir, "client-ca.crt")}
+	var bundle []byte
+	for i, out := range []*KeyPair{&c.First, &c.Next} {
+		ca, err := NewAuthority(fmt.Sprintf("holdfast-test-client-ca-%d", i+1), now)
+		if err != nil {
+			return nil, err
+		}
+		if out.Cert, out.Key, err = ca.Issue(Leaf{CommonName: user, Usage: x509.ExtKeyUsageClientAuth}, now); err != nil {
+			return nil, err
+		}
+		bundle = append(bundle, ca.CertPEM...)
+		c.nextCA = ca.CertPEM
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return c, replaceFile(c.Bundle, bundle)
+}
+
+// WithdrawFirst leaves only the next CA in Bundle.
+func (c *RevocableClients) WithdrawFirst() error { return replaceFile(c.Bundle, c.nextCA) }
+
+// replaceFile renames a complete file over path, so that a watcher
+// (kube-apiserver's of its CA files) never reads half of it.
+func replaceFile(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -1,10 +1,17 @@
 package testpki
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
+	"math/big"
 	"net"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -93,5 +100,81 @@ func TestClientLeafCarriesGroupsAndValidity(t *testing.T) {
 	}
 	if _, err := tls.X509KeyPair(ca.CertPEM, keyPEM); err != nil {
 		t.Errorf("the CA's KeyPEM does not pair with its CertPEM: %v", err)
+	}
+}
+
+// TestLoadAuthorityIssuesFromAnRSACA: a CA made elsewhere (a chart's cfssl
+// CA is RSA) issues leaves that verify against it.
+func TestLoadAuthorityIssuesFromAnRSACA(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "rsa-ca"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	ca, err := LoadAuthority(CertPEM(der), keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, _, err := ca.Issue(Leaf{CommonName: "agent", Usage: x509.ExtKeyUsageClientAuth}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(certPEM)
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(CertPEM(der))
+	if _, err := leaf.Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("a leaf of the loaded RSA CA does not verify against it: %v", err)
+	}
+	if _, err := LoadAuthority(CertPEM(der), []byte("not a key")); err == nil || !strings.Contains(err.Error(), "CA key") {
+		t.Errorf("a bad key: %v, want an error naming the CA key", err)
+	}
+}
+
+// TestRevocableClients: both certificates verify against the bundle until
+// WithdrawFirst, then only the next one does.
+func TestRevocableClients(t *testing.T) {
+	c, err := NewRevocableClients(filepath.Join(t.TempDir(), "ca"), "someone", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifies := func(kp KeyPair) bool {
+		bundle, err := os.ReadFile(c.Bundle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(bundle)
+		block, _ := pem.Decode(kp.Cert)
+		leaf, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if leaf.Subject.CommonName != "someone" {
+			t.Errorf("CN %q", leaf.Subject.CommonName)
+		}
+		_, err = leaf.Verify(x509.VerifyOptions{Roots: pool, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+		return err == nil
+	}
+	if !verifies(c.First) || !verifies(c.Next) {
+		t.Fatal("before WithdrawFirst, both certificates must verify against the bundle")
+	}
+	if err := c.WithdrawFirst(); err != nil {
+		t.Fatal(err)
+	}
+	if verifies(c.First) {
+		t.Error("the first certificate still verifies after WithdrawFirst")
+	}
+	if !verifies(c.Next) {
+		t.Error("the next certificate no longer verifies after WithdrawFirst")
 	}
 }
