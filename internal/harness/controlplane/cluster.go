@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -411,20 +410,7 @@ func (c *Cluster) Stop() error {
 	c.killAll()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	var errs []error
-	for _, port := range []int{c.ports.apiServer, c.ports.etcdClient, c.ports.etcdPeer} {
-		if err := waitPortFree(ctx, port); err != nil {
-			// The kernel closes a killed process's listeners before Kill
-			// returns, so a listener still there belongs to whoever got the
-			// port next (a parallel suite's FreePort can be handed it at
-			// once): not this cluster's leftover.
-			if pids, perr := listenerHolders(port); perr == nil && len(pids) > 0 && !slices.ContainsFunc(pids, func(pid int) bool { return ours[pid] }) {
-				continue
-			}
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := leftBehind(ctx, []int{c.ports.apiServer, c.ports.etcdClient, c.ports.etcdPeer}, ours); err != nil {
 		return fmt.Errorf("cluster %s: stopped, but %w", c.name, err)
 	}
 	return nil

@@ -2,10 +2,12 @@ package controlplane
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +73,26 @@ func waitPortFree(ctx context.Context, port int) error {
 		}
 	}
 	return nil
+}
+
+// leftBehind waits until each port is free and says which are not by ctx's
+// end, except a port whose listener belongs to none of the processes ours
+// lists: the kernel closes a killed process's listeners before it is
+// reaped, so such a listener is whoever got the port next (a parallel
+// suite's FreePort can be handed it at once), not a leftover of ours.
+func leftBehind(ctx context.Context, ports []int, ours map[int]bool) error {
+	var errs []error
+	for _, port := range ports {
+		err := waitPortFree(ctx, port)
+		if err == nil {
+			continue
+		}
+		if pids, perr := listenerHolders(port); perr == nil && len(pids) > 0 && !slices.ContainsFunc(pids, func(pid int) bool { return ours[pid] }) {
+			continue
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // listenerHolders returns the ids of the processes holding a TCP listener

@@ -1,11 +1,14 @@
 package controlplane
 
 import (
+	"context"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestListenerHolders: Stop tells its own leftover listener from another
@@ -53,5 +56,28 @@ func TestListenerInodes(t *testing.T) {
 	}
 	if len(got) != 1 || !got["socket:[111]"] {
 		t.Errorf("listenerInodes = %v, want only socket:[111]", got)
+	}
+}
+
+// TestLeftBehindIgnoresAnotherProcesssListener: Stop's port check fails on
+// a listener of the cluster's own processes, not on one another process
+// opened on the port since (the TestNode teardown flake: "stopped, but
+// port 46125 on 127.0.0.1 still taken", a parallel suite's).
+func TestLeftBehindIgnoresAnotherProcesssListener(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	if err := leftBehind(ctx, []int{port}, map[int]bool{os.Getpid() + 1: true}); err != nil {
+		t.Errorf("a port held by a process that is not the cluster's: %v, want nil", err)
+	}
+	ctx, cancel = context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	if err := leftBehind(ctx, []int{port}, map[int]bool{os.Getpid(): true}); err == nil || !strings.Contains(err.Error(), "still taken") {
+		t.Errorf("a port held by the cluster's own process: %v, want still taken", err)
 	}
 }

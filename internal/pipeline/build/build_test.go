@@ -224,3 +224,36 @@ func TestBuildPassesThePinsTags(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildRefusesPinTagsUnlikeUpstreams: a tree whose hack/build.sh builds
+// with a tag the pin lacks is not built, and the error says what to write
+// (built without kubernetes_protomessage_one_more_release, the v1.18.2
+// estimator panicked on its first gRPC request).
+func TestBuildRefusesPinTagsUnlikeUpstreams(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	fx := pipelinetest.New(t)
+	pipelinetest.Write(t, fx.Config.Root, map[string]string{
+		"overlay/up/cmd/tagged/main.go": "package main\n\nfunc main() {}\n",
+		"overlay/up/hack/build.sh":      "#!/usr/bin/env bash\nCGO_ENABLED=0 go build \\\n  -tags holdfast_test_tag \\\n  -o x ./cmd/tagged\n",
+	})
+	up := *fx.Upstream
+	up.Build = []string{"./cmd/tagged"}
+	up.Binaries = map[string]string{}
+	tree, err := fx.Config.Build(context.Background(), &up, fx.Pin, provenance.Patched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "bin")
+	_, err = build.Build(context.Background(), build.Options{
+		Tree: tree.Dir, Upstream: &up, Pin: fx.Pin, Out: out, Env: append(os.Environ(), fx.Env()...),
+		Stamp: build.Stamp{Version: tree.Record.HoldfastVersion, SeriesHash: tree.Record.SeriesHash, Source: build.Source{Commit: "abc"}},
+	})
+	if err == nil || !strings.Contains(err.Error(), "set tags=holdfast_test_tag on the pin") {
+		t.Fatalf("Build with a pin lacking the tree's tag: %v, want a refusal naming tags=holdfast_test_tag", err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("the refused build left %d entries in %s", len(entries), out)
+	}
+}
