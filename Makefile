@@ -198,7 +198,7 @@ e2e-prepare: e2e-binaries node-deps e2e-node-inputs ## Build ahead what the e2e 
 	$(GO) run ./e2e/cmd/e2e-prepare
 
 .PHONY: e2e
-e2e: e2e-binaries node-deps e2e-node-inputs ## End-to-end suites on real etcd + kube-apiserver processes (Karmada on a real control plane: propagation, rotation, search, metrics, two members, own credential, karmada-agent in pull mode: token rotation, its own certRotation through a real CSR, own credential; karmada-scheduler-estimator over gRPC: token, client-certificate and CA rotation; worker hub failover, own credential and chart RBAC; a real node: pods, kubelet restarts, the worker chart with two hubs and without); report in _output/reports/e2e.md|json.
+e2e: e2e-binaries node-deps e2e-node-inputs ## End-to-end suites on real etcd + kube-apiserver processes (Karmada on a real control plane: propagation, rotation, search, metrics, two members, own credential, karmada-agent in pull mode: token rotation, its own certRotation through a real CSR, own credential; karmada-scheduler-estimator over gRPC: token, client-certificate and CA rotation; worker hub failover, own credential and chart RBAC; a real node: pods, kubelet restarts, the worker chart with two hubs and without, the Karmada chart with its drop-in, rotations, own credential, scheduler estimator and an agent in pull mode); report in _output/reports/e2e.md|json.
 	$(if $(E2E_RUN),,rm -f $(OUTPUT_DIR)/reports/e2e/*.json)
 	rc=0; $(GO) test -tags e2e -count=1 -p $(E2E_PARALLEL) -timeout $(E2E_TIMEOUT) $(if $(E2E_RUN),-run '$(E2E_RUN)') $(E2E_PKGS) || rc=$$?; \
 	$(GO) run ./e2e/cmd/e2e-report $(E2E_REPORT_FLAGS) || { [ $$rc -ne 0 ] || rc=1; }; exit $$rc
