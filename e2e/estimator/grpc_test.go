@@ -45,9 +45,16 @@ func fakeEstimator(t *testing.T, replicas int32, status string) string {
 		_, _ = w.Write(frame(out))
 		w.Header().Set("Grpc-Status", "0")
 	})
+	return serveH2C(t, mux)
+}
+
+// serveH2C serves h over HTTP/2 without TLS on 127.0.0.1, as grpc-go
+// serves an estimator with no certificate, until the test ends.
+func serveH2C(t *testing.T, h http.Handler) string {
+	t.Helper()
 	var p http.Protocols
 	p.SetUnencryptedHTTP2(true)
-	srv := &http.Server{Handler: mux, Protocols: &p}
+	srv := &http.Server{Handler: h, Protocols: &p}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -167,16 +174,7 @@ func TestAnswerIsBounded(t *testing.T) {
 			}
 		}
 	})
-	var p http.Protocols
-	p.SetUnencryptedHTTP2(true)
-	srv := &http.Server{Handler: mux, Protocols: &p}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	_, err = NewClient(l.Addr().String()).MaxAvailableReplicas(t.Context(), "member1", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")})
+	_, err := NewClient(serveH2C(t, mux)).MaxAvailableReplicas(t.Context(), "member1", corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")})
 	if err == nil || !strings.Contains(err.Error(), "answer larger than 1048576 bytes") {
 		t.Fatalf("error = %v, want the bound named", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/holdfast-dist/holdfast/internal/pipeline"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/build"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/pins"
 	"github.com/holdfast-dist/holdfast/internal/pipeline/pipelinetest"
@@ -191,25 +192,17 @@ func TestBuildPassesThePinsTags(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command on PATH")
 	}
-	fx := pipelinetest.New(t)
-	pipelinetest.Write(t, fx.Config.Root, map[string]string{
+	fx, up, tree := taggedTree(t, map[string]string{
 		"overlay/up/cmd/tagged/main.go":    "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(tagged) }\n",
 		"overlay/up/cmd/tagged/with.go":    "//go:build holdfast_test_tag\n\npackage main\n\nconst tagged = \"with the tag\"\n",
 		"overlay/up/cmd/tagged/without.go": "//go:build !holdfast_test_tag\n\npackage main\n\nconst tagged = \"without the tag\"\n",
 	})
-	up := *fx.Upstream
-	up.Build = []string{"./cmd/tagged"}
-	up.Binaries = map[string]string{}
-	tree, err := fx.Config.Build(context.Background(), &up, fx.Pin, provenance.Patched)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct{ tags, want string }{{"", "without the tag"}, {"holdfast_test_tag", "with the tag"}} {
 		pin := fx.Pin
 		pin.Tags = tc.tags
 		out := filepath.Join(t.TempDir(), "bin")
 		bins, err := build.Build(context.Background(), build.Options{
-			Tree: tree.Dir, Upstream: &up, Pin: pin, Out: out, Env: append(os.Environ(), fx.Env()...),
+			Tree: tree.Dir, Upstream: up, Pin: pin, Out: out, Env: append(os.Environ(), fx.Env()...),
 			Stamp: build.Stamp{Version: tree.Record.HoldfastVersion, SeriesHash: tree.Record.SeriesHash, Source: build.Source{Commit: "abc"}},
 		})
 		if err != nil {
@@ -233,21 +226,13 @@ func TestBuildRefusesPinTagsUnlikeUpstreams(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command on PATH")
 	}
-	fx := pipelinetest.New(t)
-	pipelinetest.Write(t, fx.Config.Root, map[string]string{
+	fx, up, tree := taggedTree(t, map[string]string{
 		"overlay/up/cmd/tagged/main.go": "package main\n\nfunc main() {}\n",
 		"overlay/up/hack/build.sh":      "#!/usr/bin/env bash\nCGO_ENABLED=0 go build \\\n  -tags holdfast_test_tag \\\n  -o x ./cmd/tagged\n",
 	})
-	up := *fx.Upstream
-	up.Build = []string{"./cmd/tagged"}
-	up.Binaries = map[string]string{}
-	tree, err := fx.Config.Build(context.Background(), &up, fx.Pin, provenance.Patched)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := filepath.Join(t.TempDir(), "bin")
-	_, err = build.Build(context.Background(), build.Options{
-		Tree: tree.Dir, Upstream: &up, Pin: fx.Pin, Out: out, Env: append(os.Environ(), fx.Env()...),
+	_, err := build.Build(context.Background(), build.Options{
+		Tree: tree.Dir, Upstream: up, Pin: fx.Pin, Out: out, Env: append(os.Environ(), fx.Env()...),
 		Stamp: build.Stamp{Version: tree.Record.HoldfastVersion, SeriesHash: tree.Record.SeriesHash, Source: build.Source{Commit: "abc"}},
 	})
 	if err == nil || !strings.Contains(err.Error(), "set tags=holdfast_test_tag on the pin") {
@@ -256,4 +241,20 @@ func TestBuildRefusesPinTagsUnlikeUpstreams(t *testing.T) {
 	if entries, _ := os.ReadDir(out); len(entries) > 0 {
 		t.Errorf("the refused build left %d entries in %s", len(entries), out)
 	}
+}
+
+// taggedTree applies a fixture series whose overlay holds files and whose
+// upstream builds ./cmd/tagged alone.
+func taggedTree(t *testing.T, files map[string]string) (*pipelinetest.Fixture, *pins.Upstream, pipeline.Result) {
+	t.Helper()
+	fx := pipelinetest.New(t)
+	pipelinetest.Write(t, fx.Config.Root, files)
+	up := *fx.Upstream
+	up.Build = []string{"./cmd/tagged"}
+	up.Binaries = map[string]string{}
+	tree, err := fx.Config.Build(context.Background(), &up, fx.Pin, provenance.Patched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fx, &up, tree
 }
