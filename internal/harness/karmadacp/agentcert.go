@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -109,7 +110,7 @@ func bindUserClusterAdmin(ctx context.Context, kube kubernetes.Interface, user s
 
 // sanitizeName makes a user name an object name: ':' is not allowed.
 func sanitizeName(user string) string {
-	return string(bytes.ReplaceAll([]byte(user), []byte(":"), []byte("-")))
+	return strings.ReplaceAll(user, ":", "-")
 }
 
 // SecretSync is one update of the agent's kubeconfig Secret the kubelet
