@@ -75,7 +75,8 @@ matrix: ## upstream-test and binaries for every pinned version (all three Karmad
 # stays lenient, so a partial run (E2E_RUN) still writes its report.
 test: E2E_REPORT_FLAGS := --strict
 .PHONY: test
-test: disk-check verify lint-workflows unit compat upstream-test+e2e-prepare e2e-suites charts-suite ## Every test: static checks, workflow lint, unit (-race), compat, upstream-test (the e2e suites' builds beside it), e2e suites, chart tests (README's second command).
+test: disk-check verify lint-workflows unit compat upstream-test+e2e-prepare ## Every test: static checks, workflow lint, unit (-race), compat, upstream-test (the e2e suites' builds beside it), e2e suites, chart tests (README's second command).
+	@$(MAKE) --no-print-directory E2E_REPORT_FLAGS='$(E2E_REPORT_FLAGS)' e2e-suites charts-suite
 
 # upstream-test mostly waits: its RED runs on the pristine trees wait out
 # their bounds, and a cold run of it left the two cores idle about half of
@@ -203,8 +204,10 @@ e2e: e2e-binaries node-deps e2e-node-inputs ## End-to-end suites on real etcd + 
 	@$(MAKE) --no-print-directory e2e-suites
 
 # The suites alone, on inputs already built. `make test` runs this after
-# e2e-prepare built them: re-running e2e's prerequisites there only relinked
-# every binary and rebuilt the images, 2.5 minutes of a cold run.
+# e2e-prepare built them (from its recipe, so that even `make -j test`
+# cannot start the suites before their inputs exist): re-running e2e's
+# prerequisites there only relinked every binary and rebuilt the images,
+# 2.5 minutes of a cold run.
 .PHONY: e2e-suites
 e2e-suites: ## The e2e suites alone, on the inputs e2e-binaries, node-deps and e2e-node-inputs built (make test runs it after e2e-prepare); report in _output/reports/e2e.md|json.
 	$(if $(E2E_RUN),,rm -f $(OUTPUT_DIR)/reports/e2e/*.json)
