@@ -94,8 +94,8 @@ func (f *karmadaFlow) testOwnCredential(t *testing.T) {
 	}))
 	sc.Timing("patch-to-ready", time.Since(begin))
 	begin = time.Now()
-	sc.Check(f.scale(ctx, 5))
-	sc.Check(f.landed(ctx, 5, landTimeout))
+	sc.Check(f.scale(ctx, ownBeforeUpdate))
+	sc.Check(f.landed(ctx, ownBeforeUpdate, landTimeout))
 	sc.Timing("own-credential-update-landed", time.Since(begin))
 	user := "system:serviceaccount:" + karmadaNamespace + ":" + ownAccount
 	if n := f.requestsBy(ctx, user, begin, 200); n == 0 {
@@ -170,8 +170,8 @@ func (f *karmadaFlow) testOwnCredential(t *testing.T) {
 		sc.Outcome(e2ereport.Fail, "the restarted container did not become Ready: %v (%s)", err, podSummary(p))
 		return
 	}
-	sc.Check(f.scale(ctx, 6))
-	landErr := f.landed(ctx, 6, landTimeout)
+	sc.Check(f.scale(ctx, ownAfterUpdate))
+	landErr := f.landed(ctx, ownAfterUpdate, landTimeout)
 	p, err := f.cmPod(ctx)
 	sc.Check(err)
 	ok200 := f.requestsBy(ctx, user, written, 200)
@@ -190,7 +190,7 @@ func (f *karmadaFlow) testOwnCredential(t *testing.T) {
 		sc.Timing("ready-to-update-landed", time.Since(begin))
 		sc.Notef("the kubelet's first restart failed: %s", firstLineOf(p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message))
 		sc.Notef("after the restart: %d requests of %s answered 200 (karmada-apiserver's audit log) since the new credential was written", ok200, user)
-		sc.Outcome(e2ereport.Pass, "GREEN: exited through the guard, the kubelet restarted it (restartCount 2: its first start failed on the chart's subPath mount of the Secret the kubelet was rewriting, StartError, the second 10 s later mounted the new kubeconfig), and web's update (replicas 6) reached member1 on the new token")
+		sc.Outcome(e2ereport.Pass, "GREEN: exited through the guard, the kubelet restarted it (restartCount 2: its first start failed on the chart's subPath mount of the Secret the kubelet was rewriting, StartError, the second 10 s later mounted the new kubeconfig), and web's update (replicas %d) reached member1 on the new token", ownAfterUpdate)
 		return
 	case restarts(p) >= 2 && restarts(p) <= maxGuardRestarts:
 		// The kubelet updates a Secret volume on its own sync period, so
@@ -199,14 +199,14 @@ func (f *karmadaFlow) testOwnCredential(t *testing.T) {
 		// that the kubelet's restarts, not the test, brought it back.
 		sc.Timing("ready-to-update-landed", time.Since(begin))
 		sc.Notef("after the restarts: %d requests of %s answered 200 (karmada-apiserver's audit log) since the new credential was written; last termination: %s", ok200, user, lastTermination(p))
-		sc.Outcome(e2ereport.Pass, "GREEN: exited through the guard, the kubelet restarted it (restartCount %d: a restart before the kubelet had updated the Secret volume exited again), and web's update (replicas 6) reached member1 on the new token", restarts(p))
+		sc.Outcome(e2ereport.Pass, "GREEN: exited through the guard, the kubelet restarted it (restartCount %d: a restart before the kubelet had updated the Secret volume exited again), and web's update (replicas %d) reached member1 on the new token", restarts(p), ownAfterUpdate)
 		return
 	case restarts(p) != 1:
 		sc.Outcome(e2ereport.Fail, "landed, but restartCount is %d, want 1 to %d (%s)", restarts(p), maxGuardRestarts, podSummary(p))
 	default:
 		sc.Timing("ready-to-update-landed", time.Since(begin))
 		sc.Notef("after the restart: %d requests of %s answered 200 (karmada-apiserver's audit log) since the new credential was written", ok200, user)
-		sc.Outcome(e2ereport.Pass, "GREEN: exited through the guard, the kubelet restarted it (restartCount 1), the restarted container read the new token from the kubelet-updated Secret volume (subPath) and web's update (replicas 6) reached member1")
+		sc.Outcome(e2ereport.Pass, "GREEN: exited through the guard, the kubelet restarted it (restartCount 1), the restarted container read the new token from the kubelet-updated Secret volume (subPath) and web's update (replicas %d) reached member1", ownAfterUpdate)
 	}
 }
 

@@ -58,7 +58,11 @@ func build(ctx context.Context, root string, t Tool, stamp string) (err error) {
 		if err := writeWrapper(work, t); err != nil {
 			return fmt.Errorf("tool %s %s: %w", t.Name, t.Version, err)
 		}
-		steps = [][]string{{"mod", "tidy"}, goArgs("build", out, t.LDFlags, t.Tags, t.Package)}
+		target := t.Package
+		if t.Main != "" {
+			target = "."
+		}
+		steps = [][]string{{"mod", "tidy"}, goArgs("build", out, t.LDFlags, t.Tags, target)}
 		if len(t.Also) > 0 {
 			// With several packages, -o names a folder ending in a slash
 			// and each binary is named after its package.
@@ -110,10 +114,13 @@ func installedName(pkg string) string {
 }
 
 // writeWrapper writes the wrapper module of t into work: its go.mod, and a
-// tools.go importing the command.
+// tools.go importing the command, or t.Main as main.go.
 func writeWrapper(work string, t Tool) error {
 	if err := os.WriteFile(filepath.Join(work, "go.mod"), []byte(t.GoMod), 0o644); err != nil {
 		return err
+	}
+	if t.Main != "" {
+		return os.WriteFile(filepath.Join(work, "main.go"), []byte(t.Main), 0o644)
 	}
 	// tools.go is the usual way to pin a command in a module: the build
 	// constraint keeps it out of every build while `go mod tidy` still sees

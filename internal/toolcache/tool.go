@@ -53,6 +53,17 @@ type Tool struct {
 	// one build compiles each shared package once and links them all, where
 	// separate tools would each wait for their own build.
 	Also []string
+	// Main, when not empty, is the body of the wrapper module's own
+	// main.go (package main, imports included), built instead of
+	// Package's main package, for a command whose module composes its
+	// binary from plugins: CoreDNS's main imports every plugin of its
+	// plugin.cfg (and their cloud SDKs), while the node's Corefile uses
+	// five; a main importing coremain and those five builds about half
+	// the packages (555 of 1071, go list -deps). CoreDNS documents this
+	// way of building it (plugin.cfg and a main of one's own). Package
+	// stays the module's command for the record; the wrapper must require
+	// every module Main imports.
+	Main string
 }
 
 // CacheDir is where tools live under the repository root. It is ignored by
@@ -119,6 +130,10 @@ func (t Tool) stamp(goVersion string) string {
 		// Appended only when set, for the same reason as above.
 		parts = append(parts, "tags "+strings.Join(t.Tags, ","))
 	}
+	if t.Main != "" {
+		// Appended only when set, for the same reason as above.
+		parts = append(parts, "main "+t.Main)
+	}
 	for _, part := range parts {
 		// The length prefix keeps "a"+"bc" and "ab"+"c" apart.
 		fmt.Fprintf(h, "%d:%s\n", len(part), part)
@@ -146,6 +161,12 @@ func (t Tool) validate() error {
 	}
 	if t.Install && len(t.Also) > 0 {
 		return fmt.Errorf("tool %q: Also needs a wrapper module; Install builds one command", t.Name)
+	}
+	if t.Main != "" && (t.Install || len(t.Also) > 0) {
+		return fmt.Errorf("tool %q: Main is the wrapper module's one command; it cannot be installed or built with Also", t.Name)
+	}
+	if t.Main != "" && !strings.HasPrefix(strings.TrimSpace(t.Main), "package main") {
+		return fmt.Errorf("tool %q: Main must start with \"package main\"", t.Name)
 	}
 	seen := map[string]bool{}
 	for _, name := range t.binaries() {

@@ -48,6 +48,7 @@ func TestStampChangesWithEveryInput(t *testing.T) {
 		"install":    Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Install: true}.stamp("go1.26"),
 		"also":       Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Also: []string{"m/other"}}.stamp("go1.26"),
 		"tags":       Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Tags: []string{"remove_all_sd"}}.stamp("go1.26"),
+		"main":       Tool{Name: "x", Version: "v1", GoMod: "module m\n", Package: "m/cmd", LDFlags: "-s", Main: "package main\n"}.stamp("go1.26"),
 		// Moving bytes between fields must not collide.
 		"boundary": Tool{Name: "x", Version: "v1", GoMod: "module m\nm/cmd", Package: "", LDFlags: "-s"}.stamp("go1.26"),
 	} {
@@ -114,6 +115,10 @@ func TestValidate(t *testing.T) {
 		{"also", func(t *Tool) { t.Also = []string{"m/cmd/y"} }, ""},
 		{"also with install", func(t *Tool) { t.Install, t.GoMod, t.Also = true, "", []string{"m/cmd/y"} }, "Also needs a wrapper module"},
 		{"also named like the tool", func(t *Tool) { t.Name, t.Also = "y", []string{"m/cmd/y"} }, `both be named "y"`},
+		{"main", func(t *Tool) { t.Main = "package main\n\nfunc main() {}\n" }, ""},
+		{"main with install", func(t *Tool) { t.Install, t.GoMod, t.Main = true, "", "package main\n" }, "cannot be installed or built with Also"},
+		{"main with also", func(t *Tool) { t.Also, t.Main = []string{"m/cmd/y"}, "package main\n" }, "cannot be installed or built with Also"},
+		{"main of another package", func(t *Tool) { t.Main = "package tools\n" }, `must start with "package main"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tool := good
@@ -251,6 +256,46 @@ func TestEnsureBuildsAlsoInOneBuild(t *testing.T) {
 	}
 	if got := run(t, second); got != "second linked" {
 		t.Errorf("rebuilt %s says %q", second, got)
+	}
+}
+
+// TestEnsureBuildsMain: a tool with Main builds the wrapper's own main.go
+// over a library module (CoreDNS's coremain with some plugins), and only
+// what it imports: the library's other package, which does not compile,
+// is never built.
+func TestEnsureBuildsMain(t *testing.T) {
+	t.Parallel()
+	src := t.TempDir()
+	files := map[string]string{
+		"go.mod":              "module example.local/plugins\n\ngo 1.24\n",
+		"core/core.go":        "package core\n\nimport \"fmt\"\n\nvar registered []string\n\nfunc Register(name string) { registered = append(registered, name) }\n\nfunc Run() string { return fmt.Sprint(registered) }\n",
+		"plugin/a/a.go":       "package a\n\nimport \"example.local/plugins/core\"\n\nfunc init() { core.Register(\"a\") }\n",
+		"plugin/broken/b.go":  "package broken\n\nfunc init() { undefinedThing() }\n",
+		"cmd/plugins/main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"example.local/plugins/core\"\n\t_ \"example.local/plugins/plugin/a\"\n\t_ \"example.local/plugins/plugin/broken\"\n)\n\nfunc main() { fmt.Print(core.Run()) }\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(src, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tool := Tool{
+		Name:    "plugins-main",
+		Version: "v0.0.1",
+		GoMod:   fmt.Sprintf("module holdfast.local/plugins-build\n\ngo 1.24\n\nrequire example.local/plugins v0.0.0\n\nreplace example.local/plugins => %s\n", src),
+		Package: "example.local/plugins/cmd/plugins",
+		Main:    "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.local/plugins/core\"\n\t_ \"example.local/plugins/plugin/a\"\n)\n\nvar suffix = \"\"\n\nfunc main() { fmt.Print(core.Run() + suffix) }\n",
+		LDFlags: "-X main.suffix=!",
+	}
+	path, err := Ensure(context.Background(), t.TempDir(), tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := run(t, path), "[a]!"; got != want {
+		t.Errorf("%s says %q, want %q (Main with the tool's LDFlags, only plugin a)", path, got, want)
 	}
 }
 

@@ -12,4 +12,9 @@
 // version and content (internal/toolcache, internal/pipeline/treebin,
 // internal/harness/standin), so the suites find it and build nothing; run
 // alone, it is what the suites' first use would do, in a fixed order.
+//
+// -phase early builds what the suites on a control plane and the node
+// start on; -phase late the tools only the vulnerability, signing, release,
+// tool and chart tests use. `make test` runs the early phase beside
+// upstream-test and the late one beside the suites (see the Makefile).
 package main

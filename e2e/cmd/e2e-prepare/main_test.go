@@ -38,8 +38,39 @@ func TestListCoversWhatTheSuitesBuild(t *testing.T) {
 	}
 }
 
+// TestPhasesSplitTheList: the early and late phases are the whole list,
+// in its order, with no step in both; the early phase is what the suites
+// on a control plane and the node start on (kube-apiserver, etcd, the
+// unshipped components, the stand-ins, helm) and nothing they do not.
+func TestPhasesSplitTheList(t *testing.T) {
+	list := func(phase string) []string {
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"-list", "-phase", phase}, &out); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSpace(out.String()), "\n")
+	}
+	all, early, late := list(phaseAll), list(phaseEarly), list(phaseLate)
+	if got := append(append([]string{}, early...), late...); strings.Join(got, "|") != strings.Join(all, "|") {
+		t.Errorf("early + late = %q, want the whole list %q", got, all)
+	}
+	wantEarly := []string{
+		toolcache.KubeAPIServer.Name + " " + toolcache.KubeAPIServer.Version,
+		toolcache.Etcd.Name + " " + toolcache.Etcd.Version,
+		"karmada's unshipped components (patched)", "karmada's unshipped components (pristine)",
+		"the node suite's stand-in images",
+		toolcache.Helm.Name + " " + toolcache.Helm.Version,
+	}
+	if strings.Join(early, "|") != strings.Join(wantEarly, "|") {
+		t.Errorf("early phase %q, want %q", early, wantEarly)
+	}
+	if want := toolcache.Govulncheck.Name + " " + toolcache.Govulncheck.Version; late[0] != want {
+		t.Errorf("late phase starts with %q, want %q (the vulnerability suite bounds its wait for it)", late[0], want)
+	}
+}
+
 func TestBadArguments(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"-nope"}} {
+	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-phase", "middle"}} {
 		if err := run(context.Background(), args, &bytes.Buffer{}); err == nil {
 			t.Errorf("run(%q): no error", args)
 		}

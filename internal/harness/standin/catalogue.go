@@ -1,5 +1,7 @@
 package standin
 
+import "strings"
+
 // Kind says what a stand-in stands in for.
 type Kind string
 
@@ -71,7 +73,7 @@ var Catalogue = []Entry{
 		"busybox-static for sh, sed, sleep; bash-static as /bin/bash; kubectl v1.35.3 from the tool cache's wrapper at /opt/bitnami/kubectl/bin/kubectl",
 		"user 1001 and a group-writable /.kube as bitnami's image; `latest` there moves, the stand-in is v1.35.3"},
 	{RefCoreDNS, Unshipped,
-		"coredns " + coreDNSVersion + " from its module (kubeadm v1.35's CoreDNS) at /coredns, entrypoint /coredns, user 65532",
+		"coredns " + coreDNSVersion + " from its module (kubeadm v1.35's CoreDNS) with the plugins the node's Corefile uses (" + strings.Join(CoreDNSPlugins, ", ") + ") at /coredns, entrypoint /coredns, user 65532",
 		"no cap_net_bind_service file capability (the layer writer sets no xattrs): listen on a port above 1023 (Corefile `.:1053`) behind a Service on 53, or run it as root"},
 	{RefPristineControllerManager, Pristine,
 		"karmada-controller-manager from the pristine v1.18.2 tree, Karmada's image layout",
