@@ -185,17 +185,10 @@ func helloTool(t *testing.T, name, message string) Tool {
 	}
 }
 
-// twoCommandsTool is a tool whose Package and one Also command come from a
-// module on disk: the shape of kube-apiserver with the node's binaries.
-func twoCommandsTool(t *testing.T, name string) Tool {
+// writeModule writes files (path: content) into a new folder and returns it.
+func writeModule(t *testing.T, files map[string]string) string {
 	t.Helper()
 	src := t.TempDir()
-	files := map[string]string{
-		"go.mod":             "module example.local/pair\n\ngo 1.24\n",
-		"lib/lib.go":         "package lib\n\nvar Message = \"default\"\n",
-		"cmd/first/main.go":  "package main\n\nimport (\"fmt\"; \"example.local/pair/lib\")\n\nfunc main() { fmt.Print(\"first \" + lib.Message) }\n",
-		"cmd/second/main.go": "package main\n\nimport (\"fmt\"; \"example.local/pair/lib\")\n\nfunc main() { fmt.Print(\"second \" + lib.Message) }\n",
-	}
 	for name, content := range files {
 		path := filepath.Join(src, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -205,6 +198,19 @@ func twoCommandsTool(t *testing.T, name string) Tool {
 			t.Fatal(err)
 		}
 	}
+	return src
+}
+
+// twoCommandsTool is a tool whose Package and one Also command come from a
+// module on disk: the shape of kube-apiserver with the node's binaries.
+func twoCommandsTool(t *testing.T, name string) Tool {
+	t.Helper()
+	src := writeModule(t, map[string]string{
+		"go.mod":             "module example.local/pair\n\ngo 1.24\n",
+		"lib/lib.go":         "package lib\n\nvar Message = \"default\"\n",
+		"cmd/first/main.go":  "package main\n\nimport (\"fmt\"; \"example.local/pair/lib\")\n\nfunc main() { fmt.Print(\"first \" + lib.Message) }\n",
+		"cmd/second/main.go": "package main\n\nimport (\"fmt\"; \"example.local/pair/lib\")\n\nfunc main() { fmt.Print(\"second \" + lib.Message) }\n",
+	})
 	return Tool{
 		Name:    name,
 		Version: "v0.0.1",
@@ -265,23 +271,13 @@ func TestEnsureBuildsAlsoInOneBuild(t *testing.T) {
 // is never built.
 func TestEnsureBuildsMain(t *testing.T) {
 	t.Parallel()
-	src := t.TempDir()
-	files := map[string]string{
+	src := writeModule(t, map[string]string{
 		"go.mod":              "module example.local/plugins\n\ngo 1.24\n",
 		"core/core.go":        "package core\n\nimport \"fmt\"\n\nvar registered []string\n\nfunc Register(name string) { registered = append(registered, name) }\n\nfunc Run() string { return fmt.Sprint(registered) }\n",
 		"plugin/a/a.go":       "package a\n\nimport \"example.local/plugins/core\"\n\nfunc init() { core.Register(\"a\") }\n",
 		"plugin/broken/b.go":  "package broken\n\nfunc init() { undefinedThing() }\n",
 		"cmd/plugins/main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"example.local/plugins/core\"\n\t_ \"example.local/plugins/plugin/a\"\n\t_ \"example.local/plugins/plugin/broken\"\n)\n\nfunc main() { fmt.Print(core.Run()) }\n",
-	}
-	for name, content := range files {
-		path := filepath.Join(src, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	tool := Tool{
 		Name:    "plugins-main",
 		Version: "v0.0.1",
