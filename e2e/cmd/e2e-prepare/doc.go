@@ -15,6 +15,7 @@
 //
 // -phase early builds what the suites on a control plane and the node
 // start on; -phase late the tools only the vulnerability, signing, release,
-// tool and chart tests use. `make test` runs the early phase beside
-// upstream-test and the late one beside the suites (see the Makefile).
+// tool and chart tests use (`make e2e-prepare E2E_PREPARE_PHASE=...`).
+// `make test` builds both before the suites: building the late tools
+// beside them cost the node suite its Karmada install (see the Makefile).
 package main

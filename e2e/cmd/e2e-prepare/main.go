@@ -37,10 +37,8 @@ type step struct {
 
 // Phases select steps: every one, the early ones (what the control-plane,
 // node, worker and estimator suites start on), or the late ones (the tools
-// only the signing, vulnerability, release, tool and chart tests use).
-// `make test` runs the suites beside the late phase: each of those tests
-// waits on the tool cache's lock for a tool still building, and the
-// suites' waits on real conditions leave the cores a build can use.
+// only the signing, vulnerability, release, tool and chart tests use). A
+// test that needs a tool still building waits on the tool cache's lock.
 const (
 	phaseAll   = "all"
 	phaseEarly = "early"
