@@ -5,6 +5,7 @@ package node
 import (
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +19,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/retry"
 
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 	"github.com/holdfast-dist/holdfast/internal/harness/testpki"
 )
 
@@ -68,13 +74,16 @@ func (f *karmadaFlow) testAgent(t *testing.T, agentImage string) {
 	ca, err := testpki.LoadAuthority(certSecret.Data["server-ca.crt"], certSecret.Data["server-ca.key"])
 	sc.Check(err)
 	user := "system:karmada:agent:" + pullClusterName
-	issue := func(notAfter time.Time) ([]byte, []byte) {
-		now := time.Now()
-		cert, key, err := ca.Issue(testpki.Leaf{CommonName: user, Organization: []string{"system:karmada:agents"}, Usage: x509.ExtKeyUsageClientAuth,
-			NotBefore: now.Add(-time.Minute), NotAfter: notAfter}, now)
-		sc.Check(err)
-		return cert, key
+	issueFor := func(row *e2ereport.Run) func(time.Time) ([]byte, []byte) {
+		return func(notAfter time.Time) ([]byte, []byte) {
+			now := time.Now()
+			cert, key, err := ca.Issue(testpki.Leaf{CommonName: user, Organization: []string{"system:karmada:agents"}, Usage: x509.ExtKeyUsageClientAuth,
+				NotBefore: now.Add(-time.Minute), NotAfter: notAfter}, now)
+			row.Check(err)
+			return cert, key
+		}
 	}
+	issue := issueFor(sc)
 	kube, err := f.karmadaKube(ctx)
 	sc.Check(err)
 	binding := &rbacv1.ClusterRoleBinding{
@@ -213,16 +222,148 @@ func (f *karmadaFlow) testAgent(t *testing.T, agentImage string) {
 	sc.Timing("update-after-expiry-to-applied", time.Since(begin))
 	now, err := f.agentPod(ctx)
 	sc.Check(err)
-	switch {
-	case now.UID != pod.UID:
-		sc.Errorf("the agent pod was replaced (%s -> %s): the rotation must not restart it", pod.Name, now.Name)
-	case restarts(now) != 0:
-		sc.Errorf("the agent container restarted %d times", restarts(now))
-	}
+	sameUnrestarted(sc, "agent", pod, now)
 	n401 := strings.Count(f.podLogIn(ctx, agentNamespace, pod.Name)[logMark:], "Unauthorized")
 	sc.Notef("after the first certificate expired (%s): the update landed on the node; pod %s the same, restartCount %d; %d Unauthorized in its log since the upgrade",
 		firstExpires.Format(time.RFC3339), pod.Name, restarts(now), n401)
 	sc.PassWithTest()
+	if t.Failed() {
+		return
+	}
+	f.testAgentOwnCredential(t, issueFor, pulled)
+}
+
+// testAgentOwnCredential lets the agent's certificate expire with none
+// renewed: a credential rejected for good. The agent must not stay
+// Running, Ready and idle: its guard exits, the kubelet restarts it, and
+// once a new certificate reaches the volume it applies Work again in the
+// same pod. The chart has no value for the agent's guard; its flags are
+// added to the Deployment by a JSON patch, as `kubectl patch` does, with
+// the values of the controller-manager's row, so that the guard acts
+// before leader election's renew deadline would end the process (the
+// chart runs the agent with leader election; with it off, the guard is
+// all there is).
+func (f *karmadaFlow) testAgentOwnCredential(t *testing.T, issueFor func(*e2ereport.Run) func(time.Time) ([]byte, []byte), pulled func(string) func() bool) {
+	ctx := t.Context()
+	sc := beginScenario(t, suiteKarmadaNode, "karmada-agent's credential rejected for good (its certificate expired, none renewed): the guard exits, the kubelet restarts it; a new certificate in its Secret, it applies Work again in the same pod",
+		fmt.Sprintf("setup: the agent release of the previous row; Deployment %s/%s patched (JSON patch) with --own-credential-guard-threshold=%d --own-credential-guard-min-duration=%s; "+
+			"Secret %s/%s-kubeconfig rewritten with a certificate of the same subject valid %s from its issue (the new pod mounts it at start), and once that expired with none renewed, with one valid an hour",
+			agentNamespace, agentRelease, ownGuardThreshold, ownGuardMinDuration, agentNamespace, agentRelease, agentRejectedCertLife))
+	issue := issueFor(sc)
+	host := f.n.Kubernetes()
+	k, err := karmadaClient(ctx, f.n)
+	sc.Check(err)
+	old, err := f.agentPod(ctx)
+	sc.Check(err)
+
+	// A certificate about to expire, then the guard's flags: the new pod
+	// mounts the Secret as it is when it starts.
+	expires := time.Now().Add(agentRejectedCertLife).Truncate(time.Second)
+	cert, key := issue(expires)
+	sc.Check(f.writeAgentKubeconfig(ctx, cert, key))
+	patch, err := json.Marshal([]map[string]any{
+		{"op": "add", "path": "/spec/template/spec/containers/0/command/-", "value": fmt.Sprintf("--own-credential-guard-threshold=%d", ownGuardThreshold)},
+		{"op": "add", "path": "/spec/template/spec/containers/0/command/-", "value": "--own-credential-guard-min-duration=" + ownGuardMinDuration.String()},
+	})
+	sc.Check(err)
+	begin := time.Now()
+	if _, err := host.AppsV1().Deployments(agentNamespace).Patch(ctx, agentRelease, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+		sc.Fatalf("patching Deployment %s/%s with the guard's flags: %v", agentNamespace, agentRelease, err)
+	}
+	var pod *corev1.Pod
+	sc.Check(waitFor(ctx, "the patched agent pod Ready", func() bool {
+		p, err := f.agentPod(ctx)
+		if err == nil && p.UID != old.UID && podReady(p) {
+			pod = p
+			return true
+		}
+		return false
+	}))
+	sc.Timing("patch-to-ready", time.Since(begin))
+	// Working on the short-lived certificate first.
+	sc.Check(f.updatePulled(ctx, k, "3"))
+	if err := waitWithin(ctx, time.Until(expires), "the update applied by the new pod before its certificate expires", pulled("3")); err != nil {
+		sc.Fatalf("%v (the certificate expires %s; raise agentRejectedCertLife if the pod started too slowly)", err, expires.Format(time.RFC3339))
+	}
+	sc.Timing("patch-to-applied", time.Since(begin))
+
+	// The container's log up to its exit (see testOwnCredential).
+	followed := f.followLog(ctx, agentNamespace, pod.Name, "")
+	if err := waitWithin(ctx, time.Until(expires)+ownExitBound, "the agent restarted by the kubelet after its certificate expired", func() bool {
+		p, err := f.agentPod(ctx)
+		return err == nil && p.UID == pod.UID && restarts(p) >= 1
+	}); err != nil {
+		p, _ := f.agentPod(ctx)
+		sc.Fatalf("%v: %s", err, podSummary(p))
+	}
+	sc.Timing("expiry-to-restart-seen", time.Since(expires))
+	guardExit(sc, followed)
+	p, err := f.agentPod(ctx)
+	sc.Check(err)
+	sc.Notef("the certificate expired at %s; the kubelet restarted the container %.0f s later (%s)", expires.Format(time.RFC3339), time.Since(expires).Seconds(), lastTermination(p))
+
+	// A new certificate: the kubelet updates the volume on its next sync
+	// of the pod; the restarted container, or the next restart after a
+	// further exit, takes it.
+	cert, key = issue(time.Now().Add(time.Hour))
+	sc.Check(f.writeAgentKubeconfig(ctx, cert, key))
+	written := time.Now()
+	sc.Check(f.updatePulled(ctx, k, "4"))
+	if err := waitWithin(ctx, estimatorFollowBound+time.Minute, "the update applied after a new certificate was written", pulled("4")); err != nil {
+		p, _ := f.agentPod(ctx)
+		sc.Fatalf("%v; %s; %s", err, podSummary(p), f.volumeDiagnosis(ctx, agentNamespace, pod, agentRelease+"-kubeconfig", "kubeconfig", "/etc/kubeconfig/kubeconfig"))
+	}
+	sc.Timing("new-certificate-to-applied", time.Since(written))
+	p, err = f.agentPod(ctx)
+	sc.Check(err)
+	switch {
+	case p.UID != pod.UID:
+		sc.Errorf("the agent pod was replaced (%s -> %s): the kubelet's restarts, not a new pod, must bring it back", pod.Name, p.Name)
+	case restarts(p) > maxAgentGuardRestarts:
+		sc.Errorf("restartCount %d after the new certificate, want at most %d (%s)", restarts(p), maxAgentGuardRestarts, podSummary(p))
+	}
+	sc.Notef("a new certificate written to the Secret: the update applied %.0f s later by pod %s (the same), restartCount %d (each restart before the kubelet updated the volume met the expired certificate and exited through the guard again)",
+		time.Since(written).Seconds(), p.Name, restarts(p))
+	sc.PassWithTest()
+}
+
+const (
+	// agentRejectedCertLife is how long the short-lived certificate is
+	// valid from its issue: the patched pod's start, its leader election
+	// (the old pod's lease expires first) and one update applied.
+	agentRejectedCertLife = 75 * time.Second
+	// maxAgentGuardRestarts bounds the kubelet's restarts until the new
+	// certificate reaches the volume: the guard exits a few seconds after
+	// each start, CrashLoopBackOff waits 10, 20, 40, 80 s between them,
+	// and the kubelet's pod sync that updates the volume comes within
+	// about a minute and a half.
+	maxAgentGuardRestarts = 5
+)
+
+// updatePulled sets the propagated ConfigMap's seq on Karmada.
+func (f *karmadaFlow) updatePulled(ctx context.Context, k dynamic.Interface, seq string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cm, err := k.Resource(configMaps).Namespace("default").Get(ctx, pulledConfigMap, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedField(cm.Object, seq, "data", "seq"); err != nil {
+			return err
+		}
+		_, err = k.Resource(configMaps).Namespace("default").Update(ctx, cm, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// writeAgentKubeconfig puts cert and key in the agent's kubeconfig Secret
+// (the chart's, key kubeconfig).
+func (f *karmadaFlow) writeAgentKubeconfig(ctx context.Context, cert, key []byte) error {
+	return f.editKubeconfigSecret(ctx, agentNamespace, agentRelease+"-kubeconfig", "kubeconfig", func(cfg *clientcmdapi.Config) {
+		for _, a := range cfg.AuthInfos {
+			a.ClientCertificate, a.ClientKey = "", ""
+			a.ClientCertificateData, a.ClientKeyData = cert, key
+		}
+	})
 }
 
 // agentPod is the one live, Ready agent pod.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +25,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/holdfast-dist/holdfast/e2e/estimator"
+	"github.com/holdfast-dist/holdfast/internal/e2ereport"
 )
 
 const (
@@ -40,11 +45,24 @@ const (
 	// kubelet resyncs a pod's volumes every minute (plus jitter), its
 	// Secret cache is watch-based.
 	estimatorFollowBound = 3 * time.Minute
+	// estimatorSecret is the chart's Secret of member1's kubeconfig, and
+	// its key.
+	estimatorSecret = memberClusterName + "-kubeconfig"
+	// estimatorAccountNamespace holds the estimator's ServiceAccounts on
+	// member1.
+	estimatorAccountNamespace = "default"
 )
 
 // estimatorPickedUpCert is the patched estimator's line when it takes a
 // rotated client certificate from its kubeconfig.
 var estimatorPickedUpCert = regexp.MustCompile(`Picked up a rotated client certificate from the kubeconfig`)
+
+// estimatorPickedUpToken and estimatorPickedUpCA are its lines when it
+// takes a new token and a changed certificate authority.
+var (
+	estimatorPickedUpToken = regexp.MustCompile(`Picked up a rotated bearer token from the kubeconfig`)
+	estimatorPickedUpCA    = regexp.MustCompile(`Picked up a changed certificate authority from the kubeconfig`)
+)
 
 // testEstimator enables the chart's scheduler estimator for member1
 // (holdfast's image, the member's kubeconfig from helm values: a client
@@ -164,8 +182,8 @@ func (f *karmadaFlow) testEstimator(t *testing.T, estimatorImage string) {
 	// (a minute plus jitter). The estimator takes the file on its next
 	// request after that: its informers' watches, authenticated when they
 	// started, make none until they are opened again.
-	volumeFile := "/etc/member-kubeconfig/" + memberClusterName + "-kubeconfig"
-	secretName := memberClusterName + "-kubeconfig"
+	volumeFile := "/etc/member-kubeconfig/" + estimatorSecret
+	secretName := estimatorSecret
 	if err := waitWithin(ctx, estimatorFollowBound, "the kubelet to update the estimator's member-kubeconfig volume", func() bool {
 		return f.volumeUpdated(ctx, karmadaNamespace, pod, secretName, secretName, volumeFile)
 	}); err != nil {
@@ -183,23 +201,154 @@ func (f *karmadaFlow) testEstimator(t *testing.T, estimatorImage string) {
 	sc.Check(estimator.CreateReadyNode(ctx, member.Kubernetes(), "estimator-b", "2"))
 	sc.Timing("node-b-to-answer", waitAnswer("the estimator to count Node estimator-b after the revocation and member1's restart", base+5, 2*time.Minute))
 	sc.Timing("restart-to-answer", time.Since(restarted))
-	if picked := lineAt(f.podLog(ctx, pod.Name), logMark, estimatorPickedUpCert); picked != "" {
-		sc.Notef("evidence: %s", picked)
-	} else {
-		sc.Errorf("no %q line in the estimator's log since the upgrade", estimatorPickedUpCert)
-	}
+	wantLines(sc, "estimator", f.podLog(ctx, pod.Name), logMark, "the upgrade", estimatorPickedUpCert)
 
 	now, err := f.estimatorPod(ctx)
 	sc.Check(err)
-	switch {
-	case now.UID != pod.UID:
-		sc.Errorf("the estimator pod was replaced (%s -> %s): the rotation must not restart it", pod.Name, now.Name)
-	case restarts(now) != 0:
-		sc.Errorf("the estimator container restarted %d times", restarts(now))
-	}
+	sameUnrestarted(sc, "estimator", pod, now)
 	n401 := strings.Count(f.podLog(ctx, pod.Name)[logMark:], "Unauthorized")
 	sc.Notef("after the revocation and member1's restart: answered %d with Node estimator-b (2 CPUs); pod %s the same, restartCount %d; %d Unauthorized in its log since the upgrade", base+5, pod.Name, restarts(now), n401)
 	sc.PassWithTest()
+	if t.Failed() {
+		return
+	}
+	f.testEstimatorTokenAndCA(t, pod, waitAnswer, base+5)
+}
+
+// testEstimatorTokenAndCA goes on from testEstimator's pod with the two
+// other parts of a credential, written to the estimator's Secret as an
+// operator does (the chart's values have a client certificate only):
+// first a kubeconfig with a ServiceAccount token of member1 and member1's
+// old and new CA, then member1 restarted serving a certificate of the new
+// CA; then a new token, the old one revoked, member1 restarted. After
+// each, a Node created on member1 must be counted, with no restart.
+func (f *karmadaFlow) testEstimatorTokenAndCA(t *testing.T, pod *corev1.Pod, waitAnswer func(string, int32, time.Duration) time.Duration, answered int32) {
+	ctx := t.Context()
+	caRow := beginScenario(t, suiteKarmadaNode, "scheduler estimator through the deployed chart: its Secret rewritten with a token and member1's old and new CA, member1 restarted on the new CA; MaxAvailableReplicas counts a new Node with no restart",
+		"setup: testEstimator's pod; Secret "+karmadaNamespace+"/"+estimatorSecret+" rewritten (`kubectl apply` of the chart's kubeconfig with a ServiceAccount token of member1 bound to cluster-admin in place of the client certificate, and member1's old and new CA); "+
+			"member1's kube-apiserver then restarted serving a certificate of the new CA (RestartWithNextCA)")
+	tokenRow := beginScenario(t, suiteKarmadaNode, "scheduler estimator through the deployed chart: member1's token rotated in its Secret, the old one revoked, member1 restarted; MaxAvailableReplicas counts a new Node with no restart",
+		"setup: the Secret rewritten with a token of a second ServiceAccount and member1's new CA only; the first ServiceAccount deleted and recreated until member1 refuses its token; member1's kube-apiserver restarted")
+	member := f.member.api
+	volumeFile := "/etc/member-kubeconfig/" + estimatorSecret
+	// One account per token: revoking the first (delete and recreate)
+	// must leave the second valid.
+	tokenOf := func(sc *e2ereport.Run, account string) string {
+		token, err := member.ServiceAccountToken(ctx, estimatorAccountNamespace, account, 2*time.Hour)
+		sc.Check(err)
+		sc.Check(member.BindClusterAdmin(ctx, estimatorAccountNamespace, account))
+		return token
+	}
+	// write puts the kubeconfig in the Secret and waits for the kubelet
+	// to update the volume; it returns when the container sees it.
+	write := func(sc *e2ereport.Run, token string, ca []byte) {
+		begin := time.Now()
+		sc.Check(f.writeEstimatorKubeconfig(ctx, token, ca))
+		if err := waitWithin(ctx, estimatorFollowBound, "the kubelet to update the estimator's member-kubeconfig volume", func() bool {
+			return f.volumeUpdated(ctx, karmadaNamespace, pod, estimatorSecret, estimatorSecret, volumeFile)
+		}); err != nil {
+			sc.Fatalf("%v; %s", err, f.volumeDiagnosis(ctx, karmadaNamespace, pod, estimatorSecret, estimatorSecret, volumeFile))
+		}
+		sc.Timing("secret-to-volume-updated", time.Since(begin))
+	}
+	// counted creates a Node of cpus on member1 and wants the estimator to
+	// count it with no restart since testEstimator began and the lines
+	// since logMark; it returns the estimator's log.
+	counted := func(sc *e2ereport.Run, node, cpus, after string, logMark int, lines ...*regexp.Regexp) string {
+		sc.Check(estimator.CreateReadyNode(ctx, member.Kubernetes(), node, cpus))
+		n, err := strconv.Atoi(cpus)
+		sc.Check(err)
+		answered += int32(n)
+		sc.Timing(node+"-to-answer", waitAnswer("the estimator to count Node "+node+" "+after, answered, 2*time.Minute))
+		log := f.podLog(ctx, pod.Name)
+		wantLines(sc, "estimator", log, logMark, "the Secret was rewritten", lines...)
+		now, err := f.estimatorPod(ctx)
+		sc.Check(err)
+		sameUnrestarted(sc, "estimator", pod, now)
+		return log
+	}
+
+	// The CA, overlap: the new one published before member1 presents it.
+	logMark := len(f.podLog(ctx, pod.Name))
+	first := tokenOf(caRow, "estimator-1")
+	oldCA, newCA := member.CAData(), member.NextCAData()
+	// The controller-manager's Secret of member1 gets the new CA too, as
+	// an operator renewing member1's CA publishes it to every client: the
+	// Cluster stays Ready for what follows.
+	caRow.Check(f.writeSecret(ctx, "caBundle", slices.Concat(oldCA, newCA)))
+	write(caRow, first, slices.Concat(oldCA, newCA))
+	begin := time.Now()
+	caRow.Check(member.RestartWithNextCA(ctx))
+	caRow.Timing("member-restart", time.Since(begin))
+	log := counted(caRow, "estimator-c", "4", "after member1's CA switch", logMark, estimatorPickedUpToken, estimatorPickedUpCA)
+	caRow.Notef("member1 serves a certificate of the new CA: answered %d with Node estimator-c (4 CPUs); %d x509 errors in its log since the Secret was rewritten", answered, strings.Count(log[logMark:], "x509"))
+	caRow.PassWithTest()
+	if t.Failed() {
+		return
+	}
+
+	// The token: a new one, the old one revoked.
+	logMark = len(f.podLog(ctx, pod.Name))
+	second := tokenOf(tokenRow, "estimator-2")
+	write(tokenRow, second, member.CAData())
+	tokenRow.Check(member.RevokeServiceAccount(ctx, estimatorAccountNamespace, "estimator-1", first))
+	begin = time.Now()
+	tokenRow.Check(member.Restart(ctx))
+	tokenRow.Timing("member-restart", time.Since(begin))
+	log = counted(tokenRow, "estimator-d", "1", "after the revocation and member1's restart", logMark, estimatorPickedUpToken)
+	tokenRow.Notef("after the revocation and member1's restart: answered %d with Node estimator-d (1 CPU); %d Unauthorized in its log since the Secret was rewritten", answered, strings.Count(log[logMark:], "Unauthorized"))
+	tokenRow.PassWithTest()
+}
+
+// writeEstimatorKubeconfig rewrites the estimator's Secret: the chart's
+// kubeconfig with token in place of the client certificate and ca as
+// its certificate authority.
+func (f *karmadaFlow) writeEstimatorKubeconfig(ctx context.Context, token string, ca []byte) error {
+	return f.editKubeconfigSecret(ctx, karmadaNamespace, estimatorSecret, estimatorSecret, func(cfg *clientcmdapi.Config) {
+		for _, a := range cfg.AuthInfos {
+			a.ClientCertificate, a.ClientKey = "", ""
+			a.ClientCertificateData, a.ClientKeyData = nil, nil
+			a.Token = token
+		}
+		for _, c := range cfg.Clusters {
+			c.CertificateAuthority, c.CertificateAuthorityData = "", ca
+		}
+	})
+}
+
+// editKubeconfigSecret applies edit to the kubeconfig under key of Secret
+// ns/name on the node's cluster, as an operator's `kubectl apply` of a
+// changed kubeconfig does.
+func (f *karmadaFlow) editKubeconfigSecret(ctx context.Context, ns, name, key string, edit func(*clientcmdapi.Config)) error {
+	secrets := f.n.Kubernetes().CoreV1().Secrets(ns)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, err := secrets.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("reading Secret %s/%s: %w", ns, name, err)
+		}
+		cfg, err := clientcmd.Load(s.Data[key])
+		if err != nil {
+			return fmt.Errorf("secret %s/%s key %s: %w", ns, name, key, err)
+		}
+		edit(cfg)
+		if s.Data[key], err = clientcmd.Write(*cfg); err != nil {
+			return err
+		}
+		_, err = secrets.Update(ctx, s, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// wantLines notes the first line of log from mark on matching each of res
+// as evidence, and fails sc for each that has none.
+func wantLines(sc *e2ereport.Run, what, log string, mark int, since string, res ...*regexp.Regexp) {
+	for _, re := range res {
+		if line := lineAt(log, mark, re); line != "" {
+			sc.Notef("evidence: %s", line)
+		} else {
+			sc.Errorf("no %q line in the %s's log since %s", re, what, since)
+		}
+	}
 }
 
 // estimatorPod is the one live, Ready estimator pod for member1.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -80,10 +81,13 @@ type karmadaFlow struct {
 	member                         *karmadaMember
 	holdfast, pristine             node.Image
 	holdfastLayout, pristineLayout string
+	kubeMu                         sync.Mutex           // the estimator's and the agent's flows run side by side
 	kube                           kubernetes.Interface // karmada-apiserver
 }
 
 func (f *karmadaFlow) karmadaKube(ctx context.Context) (kubernetes.Interface, error) {
+	f.kubeMu.Lock()
+	defer f.kubeMu.Unlock()
 	if f.kube != nil {
 		return f.kube, nil
 	}
@@ -92,8 +96,11 @@ func (f *karmadaFlow) karmadaKube(ctx context.Context) (kubernetes.Interface, er
 		return nil, err
 	}
 	k, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	f.kube = k
-	return k, err
+	return k, nil
 }
 
 // waitWithin polls cond every 500 ms for at most d.

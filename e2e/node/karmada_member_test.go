@@ -177,6 +177,8 @@ func startKarmadaMember(t *testing.T, n *node.Node) (*karmadaMember, error) {
 		return nil, err
 	}
 	flags := append(auditFlags, "--client-ca-file="+certs.Bundle)
-	api := controlplane.StartForTest(t, controlplane.Options{Name: "member1", Dir: dir, Address: n.HostIP(), ExtraAPIServerFlags: flags})
+	// Two CA switches: the controller-manager's CA rotation and the
+	// estimator's.
+	api := controlplane.StartForTest(t, controlplane.Options{Name: "member1", Dir: dir, Address: n.HostIP(), ExtraAPIServerFlags: flags, CARotations: 2})
 	return &karmadaMember{api: api, auditLog: auditLog, certs: certs}, nil
 }

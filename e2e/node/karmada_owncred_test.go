@@ -105,17 +105,7 @@ func (f *karmadaFlow) testOwnCredential(t *testing.T) {
 	// The container's log up to its exit: once the kubelet has restarted
 	// it (and maybe failed a start, see below), "previous" no longer
 	// names it.
-	followed := make(chan string, 1)
-	go func() {
-		stream, err := host.CoreV1().Pods(karmadaNamespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: cmContainer, Follow: true}).Stream(ctx)
-		if err != nil {
-			followed <- ""
-			return
-		}
-		defer stream.Close()
-		b, _ := io.ReadAll(stream)
-		followed <- string(b)
-	}()
+	followed := f.followLog(ctx, karmadaNamespace, pod.Name, cmContainer)
 
 	// Revoke, then write the new credential.
 	revokedAt := time.Now()
@@ -139,26 +129,12 @@ func (f *karmadaFlow) testOwnCredential(t *testing.T) {
 		return
 	}
 	sc.Timing("revoke-to-restart-seen", time.Since(revokedAt))
-	var exited string
-	select {
-	case exited = <-followed:
-	case <-time.After(30 * time.Second):
-		sc.Errorf("the log stream of the exited container did not end within 30 s")
-	}
-	guardLines := karmada.Lines(exited, 0, karmada.OwnCredentialExit)
-	leaderLost := karmada.Lines(exited, 0, leaderElectionLost)
-	switch {
-	case len(guardLines) > 0:
-		sc.Notef("evidence (the exited container's log, followed): %s", guardLines[0])
-		if at, err := karmada.LineTime(guardLines[0]); err == nil {
+	if line := guardExit(sc, followed); line != "" {
+		if at, err := karmada.LineTime(line); err == nil {
 			r := revokedAt.UTC()
 			midnight := time.Date(r.Year(), r.Month(), r.Day(), 0, 0, 0, 0, time.UTC)
 			sc.Timing("revoke-to-guard-exit", midnight.Add(at).Sub(revokedAt))
 		}
-	case len(leaderLost) > 0:
-		sc.Errorf("the container exited through leader election, not the guard: %s", leaderLost[0])
-	default:
-		sc.Errorf("the exited container's log has neither the guard's line nor leader election's (%d bytes followed)", len(exited))
 	}
 	// Working again, on the new credential, with no further restart.
 	begin = time.Now()
@@ -207,6 +183,60 @@ func (f *karmadaFlow) testOwnCredential(t *testing.T) {
 		sc.Timing("ready-to-update-landed", time.Since(begin))
 		sc.Notef("after the restart: %d requests of %s answered 200 (karmada-apiserver's audit log) since the new credential was written", ok200, user)
 		sc.Outcome(e2ereport.Pass, "GREEN: exited through the guard, the kubelet restarted it (restartCount 1), the restarted container read the new token from the kubelet-updated Secret volume (subPath) and web's update (replicas %d) reached member1", ownAfterUpdate)
+	}
+}
+
+// followLog follows the log of a container of pod ns/name until it ends
+// (the container exited) or ctx is done: once the kubelet has restarted
+// it, "previous" may no longer name it. "" if the stream cannot open.
+func (f *karmadaFlow) followLog(ctx context.Context, ns, name, container string) <-chan string {
+	followed := make(chan string, 1)
+	go func() {
+		stream, err := f.n.Kubernetes().CoreV1().Pods(ns).GetLogs(name, &corev1.PodLogOptions{Container: container, Follow: true}).Stream(ctx)
+		if err != nil {
+			followed <- ""
+			return
+		}
+		defer stream.Close()
+		b, _ := io.ReadAll(stream)
+		followed <- string(b)
+	}()
+	return followed
+}
+
+// guardExit wants the own-credential guard's line in a followed log of an
+// exited container, not leader election's, and returns it ("" when it
+// failed sc).
+func guardExit(sc *e2ereport.Run, followed <-chan string) string {
+	var exited string
+	select {
+	case exited = <-followed:
+	case <-time.After(30 * time.Second):
+		sc.Errorf("the log stream of the exited container did not end within 30 s")
+		return ""
+	}
+	guardLines := karmada.Lines(exited, 0, karmada.OwnCredentialExit)
+	leaderLost := karmada.Lines(exited, 0, leaderElectionLost)
+	switch {
+	case len(guardLines) > 0:
+		sc.Notef("evidence (the exited container's log, followed): %s", guardLines[0])
+		return guardLines[0]
+	case len(leaderLost) > 0:
+		sc.Errorf("the container exited through leader election, not the guard: %s", leaderLost[0])
+	default:
+		sc.Errorf("the exited container's log has neither the guard's line nor leader election's (%d bytes followed)", len(exited))
+	}
+	return ""
+}
+
+// sameUnrestarted fails sc when now is not before's pod or its container
+// restarted: a rotation must not need a restart.
+func sameUnrestarted(sc *e2ereport.Run, what string, before, now *corev1.Pod) {
+	switch {
+	case now.UID != before.UID:
+		sc.Errorf("the %s pod was replaced (%s -> %s): the rotation must not restart it", what, before.Name, now.Name)
+	case restarts(now) != 0:
+		sc.Errorf("the %s container restarted %d times", what, restarts(now))
 	}
 }
 

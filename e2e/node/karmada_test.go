@@ -215,7 +215,20 @@ func testKarmada(t *testing.T, root string, n *node.Node, standIns *standInBuild
 		return
 	}
 	t.Run("own-credential", f.testOwnCredential)
+	// The estimator's and the agent's flows wait on the kubelet's volume
+	// updates, certificate expiries and the guard, not on the cores, and
+	// share nothing but karmada-apiserver: side by side they take the
+	// longer one's time instead of the sum.
+	t.Run("fleet", func(t *testing.T) {
+		f.fleet(t, root)
+	})
+}
+
+// fleet runs the estimator's and the agent's flows side by side.
+func (f *karmadaFlow) fleet(t *testing.T, root string) {
+	n := f.n
 	t.Run("estimator", func(t *testing.T) {
+		t.Parallel()
 		layout, err := karmadaLayout(root, "karmada-scheduler-estimator")
 		if err != nil {
 			t.Fatal(err)
@@ -227,6 +240,7 @@ func testKarmada(t *testing.T, root string, n *node.Node, standIns *standInBuild
 		f.testEstimator(t, img.Name)
 	})
 	t.Run("agent", func(t *testing.T) {
+		t.Parallel()
 		layout, err := karmadaLayout(root, "karmada-agent")
 		if err != nil {
 			t.Fatal(err)

@@ -94,7 +94,10 @@ var Catalog = map[string][]Planned{
 		{"karmada-apiserver's audit log over the rotation flow: no request of any chart component answered 403", patchedOnly},
 		{"own credential through the kubelet: the controller-manager's token revoked and a new one in its Secret; the guard exits, the kubelet restarts it, it works again", patchedOnly},
 		{"scheduler estimator through the deployed chart: member1's client certificate rotated by helm upgrade (directory mount), the old one revoked, member1 restarted; MaxAvailableReplicas counts a new Node with no restart", patchedOnly},
+		{"scheduler estimator through the deployed chart: its Secret rewritten with a token and member1's old and new CA, member1 restarted on the new CA; MaxAvailableReplicas counts a new Node with no restart", patchedOnly},
+		{"scheduler estimator through the deployed chart: member1's token rotated in its Secret, the old one revoked, member1 restarted; MaxAvailableReplicas counts a new Node with no restart", patchedOnly},
 		{"karmada-agent through the packaged chart (agent mode, the node's own cluster a Pull member): its client certificate rotated by helm upgrade, the old one expired; an update still lands, no restart", patchedOnly},
+		{"karmada-agent's credential rejected for good (its certificate expired, none renewed): the guard exits, the kubelet restarts it; a new certificate in its Secret, it applies Work again in the same pod", patchedOnly},
 	},
 	"karmada-scheduler-estimator": {
 		{"token-rotation", timeline(both)},

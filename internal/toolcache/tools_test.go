@@ -521,3 +521,29 @@ func TestGoArgsPassesTags(t *testing.T) {
 		t.Errorf("goArgs without tags = %q, want %q", got, want)
 	}
 }
+
+// TestRunGoRunsNiced: the go command runGo starts, and what it spawns, run
+// at BuildNice at least, whatever the caller's priority: a test that
+// builds a tool beside a running suite must not take the suite's cores.
+func TestRunGoRunsNiced(t *testing.T) {
+	t.Parallel()
+	dir := writeModule(t, map[string]string{
+		"go.mod":  "module example.local/nice\n\ngo 1.24\n",
+		"main.go": "package main\n\nimport (\n\t\"fmt\"\n\t\"syscall\"\n)\n\nfunc main() {\n\traw, err := syscall.Getpriority(syscall.PRIO_PROCESS, 0)\n\tfmt.Printf(\"nice=%d err=%v\\n\", 20-raw, err)\n}\n",
+	})
+	log, err := os.Create(filepath.Join(t.TempDir(), "build.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	if err := runGo(context.Background(), dir, log, nil, "run", "."); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(log.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("nice=%d err=<nil>", BuildNice); !strings.Contains(string(out), want) {
+		t.Errorf("the program go run started printed:\n%s\nwant %q", out, want)
+	}
+}

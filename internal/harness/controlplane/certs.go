@@ -23,28 +23,30 @@ import (
 type pki struct {
 	caCert, servingCert, servingKey []byte // PEM
 	saKey, saPub                    []byte // PEM: the token signing key pair
-	// next is a second CA and serving certificate, made up front so that
-	// the admin clients trust it from the start (see
-	// Cluster.RestartWithNextCA): kube-apiserver serves it only after that.
-	next struct{ caCert, servingCert, servingKey []byte }
+	// next are further CAs with their serving certificates, made up front
+	// so that the admin clients trust them from the start (see
+	// Cluster.RestartWithNextCA): kube-apiserver serves each only after
+	// its switch, in order.
+	next []servingSet
 }
+
+// servingSet is a CA and the serving certificate and key it signed (PEM).
+type servingSet struct{ caCert, servingCert, servingKey []byte }
 
 // File names under the cluster's cert folder.
 const (
-	caCertFile          = "ca.crt"
-	servingCertFile     = "apiserver.crt"
-	servingKeyFile      = "apiserver.key"
-	nextCACertFile      = "next-ca.crt"
-	nextServingCertFile = "next-apiserver.crt"
-	nextServingKeyFile  = "next-apiserver.key"
-	saKeyFile           = "sa.key"
-	saPubFile           = "sa.pub"
+	caCertFile      = "ca.crt"
+	servingCertFile = "apiserver.crt"
+	servingKeyFile  = "apiserver.key"
+	saKeyFile       = "sa.key"
+	saPubFile       = "sa.pub"
 )
 
 // newPKI makes a CA named after the cluster, a serving certificate it signs
-// for 127.0.0.1, localhost and extraIPs (nil ones skipped), and a
-// ServiceAccount signing key pair.
-func newPKI(cluster string, now time.Time, extraIPs ...net.IP) (*pki, error) {
+// for 127.0.0.1, localhost and extraIPs (nil ones skipped), rotations
+// further CAs each with such a certificate, and a ServiceAccount signing
+// key pair.
+func newPKI(cluster string, now time.Time, rotations int, extraIPs ...net.IP) (*pki, error) {
 	ca, err := testpki.NewAuthority("holdfast-e2e-ca-"+cluster, now)
 	if err != nil {
 		return nil, err
@@ -59,13 +61,20 @@ func newPKI(cluster string, now time.Time, extraIPs ...net.IP) (*pki, error) {
 	if p.servingCert, p.servingKey, err = servingPair(ca, cluster, ips, now); err != nil {
 		return nil, err
 	}
-	next, err := testpki.NewAuthority("holdfast-e2e-next-ca-"+cluster, now)
-	if err != nil {
-		return nil, err
-	}
-	p.next.caCert = next.CertPEM
-	if p.next.servingCert, p.next.servingKey, err = servingPair(next, cluster, ips, now); err != nil {
-		return nil, err
+	for i := range rotations {
+		name := "holdfast-e2e-next-ca-" + cluster
+		if i > 0 {
+			name = fmt.Sprintf("%s-%d", name, i+1)
+		}
+		next, err := testpki.NewAuthority(name, now)
+		if err != nil {
+			return nil, err
+		}
+		set := servingSet{caCert: next.CertPEM}
+		if set.servingCert, set.servingKey, err = servingPair(next, cluster, ips, now); err != nil {
+			return nil, err
+		}
+		p.next = append(p.next, set)
 	}
 	saKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -98,23 +107,37 @@ func servingPair(ca *testpki.Authority, cluster string, ips []net.IP, now time.T
 }
 
 // write puts the files in dir; private keys are readable by the owner only.
+// The next sets stay in memory until their switch (Cluster.RestartWithNextCA
+// writes them over the first).
 func (p *pki) write(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
+	if err := p.servingSet().write(dir); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, saKeyFile), p.saKey, 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, saPubFile), p.saPub, 0o644)
+}
+
+// servingSet is the first CA and its serving certificate.
+func (p *pki) servingSet() servingSet {
+	return servingSet{caCert: p.caCert, servingCert: p.servingCert, servingKey: p.servingKey}
+}
+
+// write puts the set's files in dir, over what is there; the key is
+// readable by the owner only.
+func (s servingSet) write(dir string) error {
 	for _, f := range []struct {
 		name string
 		data []byte
 		mode os.FileMode
 	}{
-		{caCertFile, p.caCert, 0o644},
-		{servingCertFile, p.servingCert, 0o644},
-		{servingKeyFile, p.servingKey, 0o600},
-		{saKeyFile, p.saKey, 0o600},
-		{saPubFile, p.saPub, 0o644},
-		{nextCACertFile, p.next.caCert, 0o644},
-		{nextServingCertFile, p.next.servingCert, 0o644},
-		{nextServingKeyFile, p.next.servingKey, 0o600},
+		{caCertFile, s.caCert, 0o644},
+		{servingCertFile, s.servingCert, 0o644},
+		{servingKeyFile, s.servingKey, 0o600},
 	} {
 		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, f.mode); err != nil {
 			return err

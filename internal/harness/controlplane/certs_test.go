@@ -14,7 +14,7 @@ import (
 
 func TestPKIServingCertVerifiesFor127001AndLocalhost(t *testing.T) {
 	now := time.Now()
-	keys, err := newPKI("member1", now)
+	keys, err := newPKI("member1", now, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +47,46 @@ func TestPKIServingCertVerifiesFor127001AndLocalhost(t *testing.T) {
 	}
 }
 
-func TestPKIClustersGetDifferentCAs(t *testing.T) {
-	a, err := newPKI("a", time.Now())
+// TestPKINextSetsVerifyOnlyAgainstTheirOwnCA: each CA RestartWithNextCA
+// switches to is new, and its serving certificate is not one an earlier CA
+// signed, or a client trusting only the earlier one would not fail.
+func TestPKINextSetsVerifyOnlyAgainstTheirOwnCA(t *testing.T) {
+	keys, err := newPKI("member1", time.Now(), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := newPKI("b", time.Now())
+	if len(keys.next) != 2 {
+		t.Fatalf("%d next sets, want 2", len(keys.next))
+	}
+	cas := [][]byte{keys.caCert, keys.next[0].caCert, keys.next[1].caCert}
+	for i, set := range keys.next {
+		pair, err := tls.X509KeyPair(set.servingCert, set.servingKey)
+		if err != nil {
+			t.Fatalf("next set %d: serving cert and key do not pair: %v", i, err)
+		}
+		leaf, err := x509.ParseCertificate(pair.Certificate[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, ca := range cas {
+			roots := x509.NewCertPool()
+			if !roots.AppendCertsFromPEM(ca) {
+				t.Fatalf("CA %d does not parse", j)
+			}
+			_, err := leaf.Verify(x509.VerifyOptions{DNSName: "127.0.0.1", Roots: roots})
+			if own := j == i+1; own != (err == nil) {
+				t.Errorf("next set %d's serving cert against CA %d: err %v, want it to verify only against its own CA", i, j, err)
+			}
+		}
+	}
+}
+
+func TestPKIClustersGetDifferentCAs(t *testing.T) {
+	a, err := newPKI("a", time.Now(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newPKI("b", time.Now(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +103,7 @@ func TestPKIClustersGetDifferentCAs(t *testing.T) {
 }
 
 func TestPKIServiceAccountKeyPair(t *testing.T) {
-	keys, err := newPKI("x", time.Now())
+	keys, err := newPKI("x", time.Now(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +126,7 @@ func TestPKIServiceAccountKeyPair(t *testing.T) {
 }
 
 func TestPKIWriteKeepsKeysPrivate(t *testing.T) {
-	keys, err := newPKI("x", time.Now())
+	keys, err := newPKI("x", time.Now(), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +149,7 @@ func TestPKIWriteKeepsKeysPrivate(t *testing.T) {
 // the host end of the node's veth and at the "kubernetes" ClusterIP, and
 // verify the serving certificate for both.
 func TestPKIServingCertCarriesExtraIPs(t *testing.T) {
-	keys, err := newPKI("node", time.Now(), net.ParseIP("198.18.7.1"), nil, net.ParseIP("198.19.7.129"))
+	keys, err := newPKI("node", time.Now(), 1, net.ParseIP("198.18.7.1"), nil, net.ParseIP("198.19.7.129"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,6 +47,11 @@ type Options struct {
 	// ExtraAPIServerFlags are appended to the harness's flags; a repeated
 	// flag overrides the harness's value.
 	ExtraAPIServerFlags []string
+	// CARotations is how many times RestartWithNextCA may switch the
+	// serving certificate to a CA never presented before; default 1. Each
+	// CA is made up front, so that the admin clients trust all of them
+	// from the start.
+	CARotations int
 	// StartTimeout bounds how long Start and Restart wait for readiness.
 	// Default 2 minutes: a start takes a few seconds, but the suites share
 	// two cores with builds and other clusters.
@@ -88,8 +93,8 @@ type Cluster struct {
 	layout   layout
 	ports    ports
 	endpoint string
-	// adminTrust is what the admin clients trust: the first and the next CA,
-	// so that they keep working across RestartWithNextCA without being
+	// adminTrust is what the admin clients trust: the first and every next
+	// CA, so that they keep working across RestartWithNextCA without being
 	// rebuilt under callers that hold them.
 	adminTrust []byte
 	adminToken string
@@ -99,9 +104,9 @@ type Cluster struct {
 	accounts   *ServiceAccounts
 	probe      *http.Client
 
-	mu        sync.Mutex // guards the fields below and serialises Restart and Stop
-	caData    []byte     // the CA of the serving certificate kube-apiserver presents
-	nextCA    []byte     // nil once RestartWithNextCA has switched to it
+	mu        sync.Mutex   // guards the fields below and serialises Restart and Stop
+	caData    []byte       // the CA of the serving certificate kube-apiserver presents
+	next      []servingSet // the CAs RestartWithNextCA has yet to switch to, in order
 	etcd      *Process
 	apiServer *Process
 	stopped   bool
@@ -116,6 +121,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	begin := time.Now()
 	if err := o.validate(); err != nil {
 		return nil, err
+	}
+	if o.CARotations == 0 {
+		o.CARotations = 1
 	}
 	if o.StartTimeout == 0 {
 		o.StartTimeout = defaultStartTimeout
@@ -171,7 +179,7 @@ func (c *Cluster) prepare() error {
 	if err := os.MkdirAll(c.layout.logs(), 0o755); err != nil {
 		return fmt.Errorf("cluster %s: %w", c.name, err)
 	}
-	keys, err := newPKI(c.name, time.Now(), append([]net.IP{c.opts.Address}, c.opts.ExtraIPSANs...)...)
+	keys, err := newPKI(c.name, time.Now(), c.opts.CARotations, append([]net.IP{c.opts.Address}, c.opts.ExtraIPSANs...)...)
 	if err != nil {
 		return fmt.Errorf("cluster %s: generating certificates: %w", c.name, err)
 	}
@@ -179,8 +187,11 @@ func (c *Cluster) prepare() error {
 		return fmt.Errorf("cluster %s: writing certificates: %w", c.name, err)
 	}
 	c.caData = keys.caCert
-	c.nextCA = keys.next.caCert
-	c.adminTrust = append(append([]byte(nil), keys.caCert...), keys.next.caCert...)
+	c.next = keys.next
+	c.adminTrust = append([]byte(nil), keys.caCert...)
+	for _, n := range keys.next {
+		c.adminTrust = append(c.adminTrust, n.caCert...)
+	}
 	token := make([]byte, 32)
 	if _, err := rand.Read(token); err != nil {
 		return fmt.Errorf("cluster %s: %w", c.name, err)
@@ -312,39 +323,38 @@ func (c *Cluster) Restart(ctx context.Context) error {
 }
 
 // NextCAData is the CA of the serving certificate RestartWithNextCA switches
-// kube-apiserver to, for a test that publishes it before the switch (old and
-// new CA in a bundle, as a careful CA rotation does). nil after the switch.
+// kube-apiserver to next, for a test that publishes it before the switch
+// (old and new CA in a bundle, as a careful CA rotation does). nil once
+// Options.CARotations switches are done.
 func (c *Cluster) NextCAData() []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]byte(nil), c.nextCA...)
+	if len(c.next) == 0 {
+		return nil
+	}
+	return append([]byte(nil), c.next[0].caCert...)
 }
 
 // RestartWithNextCA is Restart with kube-apiserver serving, on the same port,
 // a certificate of a CA it has never presented (NextCAData), as a member
 // whose CA was renewed does: a client that trusts only the old CA fails
 // every new connection with "x509: certificate signed by unknown
-// authority". The files are swapped while the server is down (a running
+// authority". The files are written while the server is down (a running
 // kube-apiserver reloads its serving certificate files by itself); CAFile
-// and CAData hold the new CA afterwards. The admin clients trust both CAs
-// from the start. Once per cluster.
+// and CAData hold the new CA afterwards. The admin clients trust every CA
+// from the start. Options.CARotations times per cluster.
 func (c *Cluster) RestartWithNextCA(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.nextCA == nil {
-		return fmt.Errorf("cluster %s: RestartWithNextCA called twice", c.name)
+	if len(c.next) == 0 {
+		return fmt.Errorf("cluster %s: RestartWithNextCA called more often than Options.CARotations (%d)", c.name, c.opts.CARotations)
 	}
+	next := c.next[0]
 	return c.restartLocked(ctx, func() error {
-		for from, to := range map[string]string{
-			nextCACertFile:      caCertFile,
-			nextServingCertFile: servingCertFile,
-			nextServingKeyFile:  servingKeyFile,
-		} {
-			if err := os.Rename(c.layout.cert(from), c.layout.cert(to)); err != nil {
-				return fmt.Errorf("cluster %s: switching to the next CA: %w", c.name, err)
-			}
+		if err := next.write(c.layout.certs()); err != nil {
+			return fmt.Errorf("cluster %s: switching to the next CA: %w", c.name, err)
 		}
-		c.caData, c.nextCA = c.nextCA, nil
+		c.caData, c.next = next.caCert, c.next[1:]
 		return nil
 	})
 }
