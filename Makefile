@@ -75,9 +75,8 @@ matrix: ## upstream-test and binaries for every pinned version (all three Karmad
 # stays lenient, so a partial run (E2E_RUN) still writes its report.
 test: E2E_REPORT_FLAGS := --strict
 .PHONY: test
-test: disk-check verify lint-workflows unit compat upstream-test+e2e-prepare ## Every test: static checks, workflow lint, unit (-race), compat, upstream-test (the e2e suites' builds beside it), e2e suites (the late tools' builds beside them), chart tests (README's second command).
-	@$(MAKE) --no-print-directory -j2 E2E_REPORT_FLAGS='$(E2E_REPORT_FLAGS)' e2e-suites e2e-prepare-late
-	@$(MAKE) --no-print-directory charts-suite
+test: disk-check verify lint-workflows unit compat upstream-test+e2e-prepare ## Every test: static checks, workflow lint, unit (-race), compat, upstream-test (the e2e suites' builds beside it), e2e suites, chart tests (README's second command).
+	@$(MAKE) --no-print-directory E2E_REPORT_FLAGS='$(E2E_REPORT_FLAGS)' e2e-suites charts-suite
 
 # upstream-test mostly waits: its RED runs on the pristine trees wait out
 # their bounds, and a cold run of it left the two cores idle about half of
@@ -87,29 +86,20 @@ test: disk-check verify lint-workflows unit compat upstream-test+e2e-prepare ## 
 # images instead of waiting for them. The inner make is -j1: e2e-prepare's
 # own steps share trees and must not run at once.
 #
-# Only e2e-prepare's early phase runs there (what the suites on a control
-# plane and the node start on). Its late phase (cosign, govulncheck, the
-# vulnerability database, promtool, controller-gen, gremlins, actionlint)
-# runs beside the suites: a cold run measured the suites' cores 22 % idle
-# (waits on real conditions) and the late tools' builds at about 10 minutes
-# alone. Every tool build runs at nice 10 or more, whoever starts it
-# (toolcache.BuildNice): a test that needs a tool still building waits on
-# the tool cache's lock or builds it itself, niced, so neither takes the
-# cores from the node's pods. (A cold run of 2026-12-07 that niced only the
-# late phase lost the node's Karmada install: a test built cosign at
-# normal priority while the kubelet kept killing karmada-apiserver on its
-# liveness probe.) charts-suite (promtool) runs after both.
+# The late tools (E2E_PREPARE_PHASE=late: govulncheck, its database, cosign,
+# promtool, ...) are not built beside the suites. Two cold runs did
+# (2026-12-07): the first lost the node suite's Karmada install (a test built
+# cosign at normal priority); the second, with every tool build niced
+# (toolcache.BuildNice), saved nothing: the suites kept both cores busy
+# until the control-plane suite ended, the niced builds waited, and the
+# signing, release and vulnerability tests waited on them.
 .PHONY: upstream-test+e2e-prepare
 upstream-test+e2e-prepare:
 	@$(MAKE) --no-print-directory -j2 upstream-test e2e-prepare-niced
 
 .PHONY: e2e-prepare-niced
 e2e-prepare-niced:
-	@nice -n 10 $(MAKE) --no-print-directory -j1 E2E_PREPARE_PHASE=early e2e-prepare
-
-.PHONY: e2e-prepare-late
-e2e-prepare-late:
-	nice -n 10 $(GO) run ./e2e/cmd/e2e-prepare -phase late
+	@nice -n 10 $(MAKE) --no-print-directory -j1 e2e-prepare
 
 .PHONY: disk-check
 disk-check: ## Free disk where make test writes (Go caches, checkout, temporary files); warns below what a cold run needs.

@@ -30,7 +30,9 @@
 //     values.
 //   - Own sockets, state and root folders, ports, bridge and interface
 //     names, and a cgroupRoot per run: clean-up is one folder tree per
-//     cgroup hierarchy.
+//     cgroup hierarchy. The cgroupRoot weighs as much CPU as eight busy
+//     host processes (podsCPUWeight), as a node's pods have cores of their
+//     own: at one process's weight, the other suites starved them.
 //   - One node per machine (a lock under /run/holdfast-node), and a state
 //     file written before anything is created, so that the next start
 //     clears what a killed run left (its containerd would otherwise hold

@@ -186,7 +186,8 @@ func killMarked(marker string, keep int) []int {
 
 // createCgroupRoot makes kubelet's cgroupRoot in every hierarchy (kubelet
 // requires it to exist). A new cpuset cgroup has no CPUs or memory nodes
-// until given its parent's.
+// until given its parent's. The cpu controller's weight is raised
+// (podsCPUWeight).
 func createCgroupRoot(root string) error {
 	hierarchies, _ := filepath.Glob("/sys/fs/cgroup/*")
 	for _, h := range hierarchies {
@@ -202,6 +203,36 @@ func createCgroupRoot(root string) error {
 			if err := os.WriteFile(filepath.Join(dir, f), parent, 0o644); err != nil {
 				return fmt.Errorf("cgroup %s: %s: %w", dir, f, err)
 			}
+		}
+		if err := weighCPU(dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// podsCPUWeight is the cpu weight of the node's cgroupRoot, in busy
+// processes of the host: every pod of the node shares it. The scheduler
+// weighs a cgroup like one process of its weight against the processes
+// beside it, so at the default (one process's) a pod tree on a host
+// running the other suites (a load of 30 was measured) got about a
+// thirtieth of the cores: the Karmada chart's karmada-apiserver then
+// failed its liveness probe on TLS handshake timeouts and was killed in
+// a loop. A real node gives its pods its own cores; eight processes'
+// worth keeps them responsive without taking the host from the rest.
+const podsCPUWeight = 8
+
+// weighCPU gives dir, a cgroup of the cpu controller, podsCPUWeight:
+// cpu.shares in cgroup v1 (a process weighs 1024), cpu.weight in v2 (a
+// process weighs 100). Nothing in another hierarchy.
+func weighCPU(dir string) error {
+	for file, one := range map[string]int{"cpu.shares": 1024, "cpu.weight": 100} {
+		path := filepath.Join(dir, file)
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		if err := os.WriteFile(path, []byte(strconv.Itoa(podsCPUWeight*one)), 0o644); err != nil {
+			return fmt.Errorf("cgroup %s: %s: %w", dir, file, err)
 		}
 	}
 	return nil
