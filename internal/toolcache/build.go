@@ -196,10 +196,11 @@ func runGo(ctx context.Context, dir string, log *os.File, extra []string, args .
 
 // BuildNice is the least nice value a tool's build runs at. A build
 // that fills the cache is never what anything is waiting on as urgently
-// as the processes a running suite started: a cold run that built cosign
-// at the caller's priority beside the node suite starved the node's
-// karmada-apiserver until the kubelet killed it on its liveness probe.
-// Whoever called Ensure, a make target or a test, the build yields.
+// as the processes a running suite started (a cold run saw a test build
+// cosign at normal priority beside the node suite). Whoever called
+// Ensure, a make target or a test, the build yields. (The node's pods
+// being starved in that run had a deeper cause, their cgroup's weight:
+// internal/harness/node's podsCPUWeight.)
 const BuildNice = 10
 
 // buildNice is BuildNice, or the caller's own nice value when that is
