@@ -338,9 +338,9 @@ RELEASE_SIGNING = $(if $(SIGNING_KEY),--sign-key $(SIGNING_KEY)) $(if $(filter k
 UPSTREAM_GO ?= go1.26.8
 
 .PHONY: upstream-go-twins
-upstream-go-twins: ## Pristine twins for the release notes' side-by-side table in _output/bin-upstream-go/, built with go1.26.8 (UPSTREAM_GO=upstream: the Go each go line implies; UPSTREAM_GO=goX.Y.Z).
-	$(HOLDFAST) build --upstream karmada --pristine --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
-	$(HOLDFAST) build --upstream workeroperator --pristine --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
+upstream-go-twins: ## Released twins (upstream's releases, their own dependency versions) for the release notes' side-by-side table in _output/bin-upstream-go/, built with go1.26.8 (UPSTREAM_GO=upstream: the Go each go line implies; UPSTREAM_GO=goX.Y.Z).
+	$(HOLDFAST) build --upstream karmada --released --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
+	$(HOLDFAST) build --upstream workeroperator --released --toolchain $(UPSTREAM_GO) --bin $(OUTPUT_DIR)/bin-upstream-go
 
 .PHONY: release
 release: ## Release the default pins, signed: make release VERSION=vX.Y.Z SIGNING_KEY=cosign.key | SIGNING=keyless | UNSIGNED=1 [TLOG=1]; see docs/release.md.

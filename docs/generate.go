@@ -207,7 +207,7 @@ func renderBuild(ctx context.Context, root string) (string, error) {
 	b.WriteString("Where a fixed version's go.mod needs a newer one, the series raises it (its `go` entry, below)\n")
 	b.WriteString("and the apply step adds `godebug default=go<upstream's major.minor>` to go.mod, so every\n")
 	b.WriteString("default GODEBUG setting stays upstream's: `holdfast test` fails when a shipped binary's\n")
-	b.WriteString("`DefaultGODEBUG` differs from the same package's in the pristine tree.\n")
+	b.WriteString("`DefaultGODEBUG` differs from the same package's in the released tree (upstream's own go.mod).\n")
 	for _, l := range all {
 		series := l.p.pin.Series + "/" + overrides.FileName
 		fmt.Fprintf(&b, "\n#### %s (`%s`)\n\n", l.p.title(), series)

@@ -18,15 +18,21 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	name := fs.String("upstream", "", "upstream name from pins.txt")
 	version := fs.String("version", "", "pinned version (default: the upstream's default pin)")
 	all := fs.Bool("all", false, "every pinned version of the upstream")
-	pristine := fs.Bool("pristine", false, "build the pristine twin (upstream as released) into NAME-VERSION-pristine")
+	pristine := fs.Bool("pristine", false, "build the pristine twin (upstream's code on the series' dependency versions) into NAME-VERSION-pristine")
+	released := fs.Bool("released", false, "build upstream's release as published, its own dependency versions, into NAME-VERSION-released")
 	only := fs.String("only", "", "comma-separated binary names to build (default: every build package of the upstream)")
 	bin := fs.String("bin", "", "folder for the binaries (default: <root>/"+build.DefaultOut+")")
-	toolchain := fs.String("toolchain", "", "with --pristine: the Go release to compile upstream with (default: "+build.Toolchain+"), or "+build.UpstreamGo+": the one upstream's go line implies (go 1.25.10: go1.25.10), fetched by the go command")
+	toolchain := fs.String("toolchain", "", "with --released: the Go release to compile upstream with (default: "+build.Toolchain+"), or "+build.UpstreamGo+": the one upstream's go line implies (go 1.25.10: go1.25.10), fetched by the go command")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *toolchain != "" && !*pristine {
-		return fmt.Errorf("%w: --toolchain is for --pristine: shipped binaries are built with %s", errUsage, build.Toolchain)
+	if *pristine && *released {
+		return fmt.Errorf("%w: --pristine and --released are two different trees: build one at a time", errUsage)
+	}
+	if *toolchain != "" && !*released {
+		// The pristine twin carries the overrides' go line, not upstream's:
+		// only a released tree says which Go upstream builds with.
+		return fmt.Errorf("%w: --toolchain is for --released: shipped binaries and pristine twins are built with %s", errUsage, build.Toolchain)
 	}
 	up, selected, err := e.selectPins(*name, *version, *all)
 	if err != nil {
@@ -40,8 +46,11 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	kind := provenance.Patched
-	if *pristine {
+	switch {
+	case *pristine:
 		kind = provenance.Pristine
+	case *released:
+		kind = provenance.Released
 	}
 	c := e.config("")
 	for _, pin := range selected {
@@ -51,15 +60,15 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 		}
 		stamp := build.Stamp{Version: tree.Record.HoldfastVersion, SeriesHash: tree.Record.SeriesHash, Source: source}
 		name := ""
-		if kind == provenance.Pristine {
-			// Upstream's own version string: the pristine binary must not
+		if kind != provenance.Patched {
+			// Upstream's own version string: upstream's code must not
 			// pass for a holdfast build.
 			stamp = build.Stamp{Version: pin.Version, Source: source}
 			name = pipeline.TreeDir(up, pin.Version, kind)
 		}
 		bins, err := build.Build(ctx, build.Options{
 			Tree: tree.Dir, Upstream: up, Pin: pin, Stamp: stamp, Out: *bin, Name: name, Log: e.stderr,
-			Only: splitList(*only), Pristine: kind == provenance.Pristine, Toolchain: *toolchain,
+			Only: splitList(*only), Pristine: kind != provenance.Patched, Toolchain: *toolchain,
 		})
 		if err != nil {
 			return err

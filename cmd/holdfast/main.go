@@ -10,7 +10,7 @@
 //	holdfast pins list   [--upstream NAME] [--json]
 //	holdfast fetch   --upstream NAME [--version V]
 //	holdfast apply   --upstream NAME [--version V | --all] [--out DIR] [--patched-only]
-//	holdfast build   --upstream NAME [--version V | --all] [--bin DIR] [--pristine [--toolchain GO]] [--only BIN,...]
+//	holdfast build   --upstream NAME [--version V | --all] [--bin DIR] [--pristine | --released [--toolchain GO]] [--only BIN,...]
 //	holdfast test    --upstream NAME [--version V | --all] [--reports DIR]
 //	holdfast rebase  --upstream NAME --version V [--series DIR] [--update-pins] [--out DIR]
 //	holdfast watch   [--upstream NAME] [--pre-releases] [--out DIR]
@@ -65,8 +65,10 @@ const usage = `usage:
   holdfast apply   --upstream NAME [--version V | --all] build patched and pristine trees under _output/trees
                    [--out DIR] [--patched-only]
   holdfast build   --upstream NAME [--version V | --all] apply, then build the binaries with provenance
-                   [--bin DIR] [--pristine] [--only BIN,...] (into _output/bin/NAME-VERSION[-pristine])
-                   [--toolchain GO]                      (with --pristine: the Go to build upstream with)
+                   [--bin DIR] [--pristine | --released]  (into _output/bin/NAME-VERSION[-pristine|-released];
+                   [--only BIN,...]                       pristine: upstream's code on the series' dependency
+                   [--toolchain GO]                       versions; released: upstream's release as published)
+                                                          (--toolchain, with --released: the Go to build it with)
   holdfast test    --upstream NAME [--version V | --all] apply, then run the tests; RED/GREEN report
                    [--reports DIR]                       (Markdown and JSON under _output/reports)
   holdfast rebase  --upstream NAME --version V           try the series on another upstream version

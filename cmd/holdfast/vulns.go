@@ -33,8 +33,8 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("vulns")
 	out := fs.String("out", "", "folder to write vulnerabilities/ into (default: <root>/"+defaultReports+")")
 	bin := fs.String("bin", "", "folder of the built binaries, without BINARY arguments (default: <root>/"+build.DefaultOut+")")
-	pristine := fs.Bool("pristine", false, "without BINARY arguments: scan the pins' pristine twins in --pristine-bin too and print upstream's counts next to holdfast's (vulnerabilities/"+sideBySideFile+")")
-	pristineBin := fs.String("pristine-bin", "", "with --pristine: folder of the pristine twins built with upstream's Go, make upstream-go-twins (default: <root>/"+release.DefaultPristineBin+")")
+	pristine := fs.Bool("pristine", false, "without BINARY arguments: scan the pins' released twins (upstream's release, its own dependency versions) in --pristine-bin too and print upstream's counts next to holdfast's (vulnerabilities/"+sideBySideFile+")")
+	pristineBin := fs.String("pristine-bin", "", "with --pristine: folder of the released twins built with upstream's Go, make upstream-go-twins (default: <root>/"+release.DefaultPristineBin+")")
 	name := fs.String("upstream", "", "without BINARY arguments: scan this upstream's pin (--version, default its default pin) instead of every upstream's default pin")
 	version := fs.String("version", "", "with --upstream: the pinned version to scan")
 	mainVersions := fs.String("main-version", "", "with BINARY arguments: MODULE@VERSION,... the version each main module was built from, for binaries whose build information says (devel)")
@@ -89,7 +89,7 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 		if *pristineBin == "" {
 			*pristineBin = filepath.Join(e.root, release.DefaultPristineBin)
 		}
-		if pristineBins, err = pinBinaries(selected, *pristineBin, provenance.Pristine); err != nil {
+		if pristineBins, err = pinBinaries(selected, *pristineBin, provenance.Released); err != nil {
 			return err
 		}
 		if pristineNote, err = pristineToolchainNote(selected, pristineBins); err != nil {
@@ -160,7 +160,7 @@ func pristineToolchainNote(selected []pinOf, bins []vulnreport.Binary) (string, 
 	var lines []string
 	for _, sel := range selected {
 		var paths []string
-		dir := pipeline.TreeDir(sel.up, sel.pin.Version, provenance.Pristine)
+		dir := pipeline.TreeDir(sel.up, sel.pin.Version, provenance.Released)
 		for _, b := range bins {
 			if filepath.Base(filepath.Dir(b.Path)) == dir {
 				paths = append(paths, b.Path)
@@ -247,7 +247,7 @@ func pinBinaries(selected []pinOf, bin string, kind provenance.Kind) ([]vulnrepo
 		for _, pkg := range up.Build {
 			path := filepath.Join(dir, up.BinaryName(pkg))
 			if _, err := os.Stat(path); err != nil {
-				return nil, fmt.Errorf("binary %s of %s %s: %v; build it first (make binaries, or holdfast build --upstream %s --version %s; pristine: with --pristine --toolchain upstream --bin %s)",
+				return nil, fmt.Errorf("binary %s of %s %s: %v; build it first (make binaries, or holdfast build --upstream %s --version %s; released twins: with --released --toolchain upstream --bin %s)",
 					path, up.Name, pin.Version, err, up.Name, pin.Version, bin)
 			}
 			bins = append(bins, vulnreport.Binary{Path: path, MainVersion: pin.Version})

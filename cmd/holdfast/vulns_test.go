@@ -74,7 +74,7 @@ func TestVulnsOnePin(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 naming a binary in %s of up v1.1.0", code, stderr, want)
 	}
 
-	// The patched binary is there: the pristine twin of the same pin is
+	// The patched binary is there: the released twin of the same pin is
 	// what is missing next.
 	if err := os.MkdirAll(filepath.Join(bin, "up-v1.1.0"), 0o755); err != nil {
 		t.Fatal(err)
@@ -83,7 +83,7 @@ func TestVulnsOnePin(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = runCLI(t, "vulns", "--root", fx.Config.Root, "--out", t.TempDir(), "--bin", bin, "--upstream", "up", "--version", "v1.1.0", "--pristine", "--pristine-bin", twins)
-	if want := filepath.Join(twins, "up-v1.1.0-pristine") + "/"; code != 1 || !strings.Contains(stderr, "binary "+want) {
+	if want := filepath.Join(twins, "up-v1.1.0-released") + "/"; code != 1 || !strings.Contains(stderr, "binary "+want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1 naming the twin in %s", code, stderr, want)
 	}
 }

@@ -1,6 +1,6 @@
 // Package estimator runs holdfast's karmada-scheduler-estimator, the real
 // binary `holdfast build --upstream karmada` ships (patched, and upstream's
-// as released for the pristine rows), against a real member kube-apiserver
+// code on the same dependency versions for the pristine rows), against a real member kube-apiserver
 // on loopback, and checks what patch 0005 (the estimator follows its member
 // kubeconfig) claims, from the outside: report suite
 // "karmada-scheduler-estimator".

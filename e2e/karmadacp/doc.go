@@ -5,14 +5,14 @@
 // metrics scenario, karmada-metrics-adapter), all from the pinned tree
 // (internal/harness/karmadacp), and members joined in Push mode as `karmadactl
 // join` joins them. Each build runs on its own control plane: pristine
-// (every component upstream as released) and patched (the binaries
+// (every component upstream's code, the pristine twin) and patched (the binaries
 // holdfast ships; the other components from the patched tree, which the
 // series does not change).
 // karmada-controller-manager with its default controller set, and
 // karmada-search for the scenario that needs it, all from the pinned tree
 // (internal/harness/karmadacp), and members joined in Push mode as `karmadactl
 // join` joins them. Each build runs on its own control plane: pristine
-// (every component upstream as released) and patched (the
+// (every component upstream's code, the pristine twin) and patched (the
 // controller-manager and karmada-search holdfast ships; the other
 // components from the patched tree, which the series does not change).
 //

@@ -5,8 +5,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -23,13 +21,7 @@ import (
 const bound = 3 * time.Minute
 
 func goBuild(root, out, pkg string) error {
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build %s: %w: %s", pkg, err, b)
-	}
-	return nil
+	return node.BuildPrograms(context.Background(), root, out, pkg)
 }
 
 // probePod is a pod of the probe image in its own namespace.

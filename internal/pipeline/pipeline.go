@@ -70,8 +70,8 @@ func TestsDir(up *pins.Upstream) string { return path.Join("tests", up.Name) }
 // TreeDir is the name of the tree built for pin under Out.
 func TreeDir(up *pins.Upstream, version string, kind provenance.Kind) string {
 	name := up.Name + "-" + version
-	if kind == provenance.Pristine {
-		name += "-pristine"
+	if kind != provenance.Patched {
+		name += "-" + string(kind)
 	}
 	return name
 }
@@ -86,9 +86,11 @@ type Inputs struct {
 	GoLine    *overrides.GoLine
 	Waivers   []overrides.Waiver
 	// SeriesHash covers the ordered patch files, the overlay and the
-	// carried libraries.
-	SeriesHash string
-	TestsHash  string
+	// carried libraries; OverridesHash the overrides file alone (empty
+	// without one), the only series input a pristine tree depends on.
+	SeriesHash    string
+	OverridesHash string
+	TestsHash     string
 }
 
 // LoadInputs parses the series in seriesDir (relative to Root) and hashes
@@ -108,8 +110,12 @@ func (c Config) LoadInputs(up *pins.Upstream, seriesDir string) (*Inputs, error)
 	if err != nil {
 		return nil, err
 	}
+	in := &Inputs{Series: series, Overrides: ov.Entries, GoLine: ov.Go, Waivers: ov.Waivers}
 	if present {
 		files = append(files, overridesFile)
+		if in.OverridesHash, err = c.hash([]string{overridesFile}); err != nil {
+			return nil, err
+		}
 	}
 	for _, dir := range append([]string{OverlayDir(up)}, libDirs(up)...) {
 		more, err := c.filesUnder(dir)
@@ -118,7 +124,6 @@ func (c Config) LoadInputs(up *pins.Upstream, seriesDir string) (*Inputs, error)
 		}
 		files = append(files, more...)
 	}
-	in := &Inputs{Series: series, Overrides: ov.Entries, GoLine: ov.Go, Waivers: ov.Waivers}
 	if in.SeriesHash, err = c.hash(files); err != nil {
 		return nil, err
 	}
@@ -160,8 +165,9 @@ func (c Config) hash(files []string) (string, error) {
 }
 
 // key identifies everything that decides a tree's content. A pristine
-// tree does not depend on the series, the overlay, the libraries or the
-// revision, so changing those does not rebuild it.
+// tree depends on the series' overrides file only, a released tree on
+// nothing of the series: changing the patches, the overlay, the libraries
+// or the revision rebuilds neither.
 func (in *Inputs) key(up *pins.Upstream, pin pins.Pin, kind provenance.Kind) (string, error) {
 	tool, err := toolHash()
 	if err != nil {
@@ -169,8 +175,11 @@ func (in *Inputs) key(up *pins.Upstream, pin pins.Pin, kind provenance.Kind) (st
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "kind %s\nupstream %s %s %s %s\ntests %s\ntool %s\n", kind, up.Name, up.Module, pin.Version, pin.Sum, in.TestsHash, tool)
-	if kind == provenance.Patched {
+	switch kind {
+	case provenance.Patched:
 		fmt.Fprintf(h, "revision %d\nseries %s %s\ncarry %q\n", pin.Revision, pin.Series, in.SeriesHash, up.Carry)
+	case provenance.Pristine:
+		fmt.Fprintf(h, "overrides %s %s\n", pin.Series, in.OverridesHash)
 	}
 	return fmt.Sprintf("sha256:%x", h.Sum(nil)), nil
 }
@@ -238,6 +247,9 @@ type Result struct {
 // Build makes the tree of the given kind for pin, or leaves an up-to-date
 // one as it is.
 func (c Config) Build(ctx context.Context, up *pins.Upstream, pin pins.Pin, kind provenance.Kind) (Result, error) {
+	if !kind.Valid() {
+		return Result{}, fmt.Errorf("%s %s: no tree kind %q", up.Name, pin.Version, kind)
+	}
 	in, err := c.LoadInputs(up, pin.Series)
 	if err != nil {
 		return Result{}, err
@@ -272,6 +284,9 @@ func (c Config) Build(ctx context.Context, up *pins.Upstream, pin pins.Pin, kind
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		// A patched tree gets the series, then the overrides; a pristine
+		// one the overrides only, so that it builds on the same
+		// dependency versions as its patched twin.
 		if kind == provenance.Patched {
 			results, err := patchset.ApplySeries(dir, in.Series)
 			if err != nil {
@@ -283,6 +298,8 @@ func (c Config) Build(ctx context.Context, up *pins.Upstream, pin pins.Pin, kind
 			if len(results) == 0 {
 				c.logf("  series %s is empty", pin.Series)
 			}
+		}
+		if kind != provenance.Released {
 			if len(in.Overrides) > 0 || in.GoLine != nil {
 				res, err := c.applyOverrides(ctx, dir, overrides.Plan{Go: in.GoLine, Entries: in.Overrides})
 				if err != nil {

@@ -309,12 +309,30 @@ func TestBuildAppliesOverrides(t *testing.T) {
 	if !again.Outcome.Reused || strings.Join(again.Record.Overrides, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rebuild reused %v, record overrides %q, want %q", again.Outcome.Reused, again.Record.Overrides, want)
 	}
+	// The pristine twin builds upstream's code on the patched tree's
+	// dependency versions; the released tree keeps upstream's own.
 	pristineTree, err := fx.Config.Build(ctx, fx.Upstream, pin, provenance.Pristine)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, pristineTree.Dir, "go.mod"); !strings.Contains(got, "example.com/dep v1.0.0") {
-		t.Errorf("pristine go.mod changed:\n%s", got)
+	if got, want := read(t, pristineTree.Dir, "go.mod"), read(t, patched.Dir, "go.mod"); got != want {
+		t.Errorf("pristine go.mod differs from the patched tree's:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := read(t, pristineTree.Dir, "go.sum"), read(t, patched.Dir, "go.sum"); got != want {
+		t.Errorf("pristine go.sum differs from the patched tree's:\n%s\nwant:\n%s", got, want)
+	}
+	if strings.Join(pristineTree.Record.Overrides, "\n") != strings.Join(want, "\n") || len(pristineTree.Record.Patches) != 0 {
+		t.Errorf("pristine provenance: overrides %q, patches %q; want the overrides only", pristineTree.Record.Overrides, pristineTree.Record.Patches)
+	}
+	released, err := fx.Config.Build(ctx, fx.Upstream, pin, provenance.Released)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, released.Dir, "go.mod"); !strings.Contains(got, "example.com/dep v1.0.0") {
+		t.Errorf("released go.mod changed:\n%s", got)
+	}
+	if len(released.Record.Overrides) != 0 || released.Record.Kind != provenance.Released {
+		t.Errorf("released provenance: kind %s, overrides %q; want released, none", released.Record.Kind, released.Record.Overrides)
 	}
 	vet := exec.Command("go", "build", "./...")
 	vet.Dir, vet.Env = patched.Dir, append(append(os.Environ(), fx.Env()...), "GOFLAGS=-mod=readonly", "GOSUMDB="+fx.Proxy.ChecksumDB())

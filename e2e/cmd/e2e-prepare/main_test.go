@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,6 +62,7 @@ func TestPhasesSplitTheList(t *testing.T) {
 		toolcache.KubeAPIServer.Name + " " + toolcache.KubeAPIServer.Version,
 		toolcache.Etcd.Name + " " + toolcache.Etcd.Version,
 		"karmada's unshipped components (patched)", "karmada's unshipped components (pristine)",
+		"the node suite's programs (pause, probe, helm post-renderer)",
 		"the node suite's stand-in images",
 		toolcache.Helm.Name + " " + toolcache.Helm.Version,
 	}
@@ -73,6 +78,42 @@ func TestBadArguments(t *testing.T) {
 	for _, args := range [][]string{{"extra"}, {"-nope"}, {"-phase", "middle"}} {
 		if err := run(context.Background(), args, &bytes.Buffer{}); err == nil {
 			t.Errorf("run(%q): no error", args)
+		}
+	}
+}
+
+// TestNodeProgramsAreWhatTheNodeSuiteBuilds: every package the node suite
+// (e2e/node) and the node harness build with node.BuildPrograms is
+// prepared, or the suite compiles its graph itself, on its critical path.
+func TestNodeProgramsAreWhatTheNodeSuiteBuilds(t *testing.T) {
+	built := regexp.MustCompile(`(?:goBuild|BuildPrograms)\(.*"(\./[a-z0-9/_-]+)"\)`)
+	var found []string
+	for _, dir := range []string{"../../node", "../../../internal/harness/node"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range built.FindAllStringSubmatch(string(data), -1) {
+				found = append(found, m[1])
+			}
+		}
+	}
+	if len(found) == 0 {
+		t.Fatal("found no build of a node program: has the suite's helper changed name?")
+	}
+	for _, pkg := range found {
+		if !slices.Contains(nodePrograms, pkg) {
+			t.Errorf("the node suite builds %s, which e2e-prepare does not prepare (nodePrograms %q)", pkg, nodePrograms)
+		}
+	}
+	for _, pkg := range nodePrograms {
+		if !slices.Contains(found, pkg) {
+			t.Errorf("e2e-prepare prepares %s, which the node suite no longer builds", pkg)
 		}
 	}
 }

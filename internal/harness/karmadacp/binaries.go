@@ -16,7 +16,8 @@ type Build string
 const (
 	// Patched is holdfast's tree: upstream plus the series.
 	Patched Build = "patched"
-	// Pristine is upstream as released.
+	// Pristine is upstream's code, on the patched tree's dependency
+	// versions (provenance.Pristine).
 	Pristine Build = "pristine"
 )
 

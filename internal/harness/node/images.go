@@ -28,11 +28,31 @@ const pauseImage = "holdfast.local/pause:holdfast"
 // buildPause builds the pause program (./pause) static, from holdfast's
 // own module.
 func buildPause(root, out string) error {
-	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "./internal/harness/node/pause")
+	if err := BuildPrograms(context.Background(), root, out, "./internal/harness/node/pause"); err != nil {
+		return fmt.Errorf("building the pause program: %w", err)
+	}
+	return nil
+}
+
+// BuildPrograms builds packages of holdfast's module (paths relative to
+// root) as the programs the node runs: static, -trimpath, no VCS stamp.
+// out is the binary for one package and a folder (one binary per package,
+// named after its folder) for several. Every program the node suite builds
+// goes through here, so that e2e-prepare, which builds them ahead with the
+// same flags, leaves the suite a cache hit and a link: a program built
+// with other flags or environment would compile its whole graph again.
+func BuildPrograms(ctx context.Context, root, out string, pkgs ...string) error {
+	if len(pkgs) == 0 {
+		return fmt.Errorf("no package to build")
+	}
+	if len(pkgs) > 1 {
+		out += string(filepath.Separator)
+	}
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-trimpath", "-o", out}, pkgs...)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the pause program: %w: %s", err, b)
+		return fmt.Errorf("go build %s: %w: %s", strings.Join(pkgs, " "), err, b)
 	}
 	return nil
 }

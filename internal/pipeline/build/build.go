@@ -42,9 +42,10 @@ type Options struct {
 	// Env is the go command's environment; nil inherits holdfast's.
 	// CGO_ENABLED=0 is always added, and GOOS/GOARCH for a Platform.
 	Env []string
-	// Pristine says the tree is upstream as released: its binaries record
-	// the main module at the pin's version itself, a patched tree's at a
-	// pseudo-version after it (see stampedCheckout).
+	// Pristine says the tree holds upstream's code unchanged (a pristine
+	// or a released tree): its binaries record the main module at the
+	// pin's version itself, a patched tree's at a pseudo-version after it
+	// (see stampedCheckout).
 	Pristine bool
 	// Toolchain is the Go release that compiles; empty means Toolchain,
 	// UpstreamGo the release the tree's go line implies.

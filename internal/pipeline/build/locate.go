@@ -24,7 +24,8 @@ type Built struct {
 	Upstream *pins.Upstream
 	// Version is the default pin's upstream version, e.g. "v1.18.2".
 	Version string
-	// Pristine is true for upstream as released, built the same way.
+	// Pristine is true for the pristine twin (upstream's code on the
+	// series' dependency versions), built the same way.
 	Pristine bool
 	// Tree is the applied tree: _output/trees/<name>-<version>[-pristine].
 	Tree string

@@ -19,10 +19,22 @@ type Kind string
 const (
 	// Patched trees carry the libraries, the overlay and the series.
 	Patched Kind = "patched"
-	// Pristine trees are the upstream release as is, plus holdfast's
-	// regression tests, to show the failure the series fixes.
+	// Pristine trees are upstream's code as released on the patched
+	// tree's dependency versions (the series' overrides applied), plus
+	// holdfast's regression tests: they differ from the patched tree by
+	// holdfast's code only, so a test RED there and GREEN on the patched
+	// tree shows what the series' code fixes, and the two builds share
+	// every compiled dependency.
 	Pristine Kind = "pristine"
+	// Released trees are the upstream release exactly as published, its
+	// own requirements included: what users run today, for the questions
+	// the dependency versions answer (GODEBUG defaults, failures upstream
+	// already has, the release notes' vulnerability twins).
+	Released Kind = "released"
 )
+
+// Valid reports whether k is one of the kinds above.
+func (k Kind) Valid() bool { return k == Patched || k == Pristine || k == Released }
 
 // Record is the content of a provenance file.
 type Record struct {
@@ -139,8 +151,8 @@ func Parse(data []byte) (Record, error) {
 			return Record{}, fmt.Errorf("%s:%d: unknown key %q", FileName, n, key)
 		}
 	}
-	if r.Kind != Patched && r.Kind != Pristine {
-		return Record{}, fmt.Errorf("%s: kind %q is neither %s nor %s", FileName, r.Kind, Patched, Pristine)
+	if !r.Kind.Valid() {
+		return Record{}, fmt.Errorf("%s: kind %q is none of %s, %s and %s", FileName, r.Kind, Patched, Pristine, Released)
 	}
 	return r, sc.Err()
 }

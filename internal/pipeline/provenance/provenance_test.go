@@ -14,7 +14,11 @@ func TestRoundTrip(t *testing.T) {
 			Series: "patches/karmada/1.18", SeriesHash: "h1:abc=", Patches: []string{"0001-a.patch", "0002-b.patch"},
 			Carried: []string{"membercred"}, TestsHash: "h1:def=",
 		},
-		{Kind: Pristine, Upstream: "karmada", Module: "github.com/karmada-io/karmada", Version: "v1.18.2", Sum: "h1:x="},
+		{
+			Kind: Pristine, Upstream: "karmada", Module: "github.com/karmada-io/karmada", Version: "v1.18.2", Sum: "h1:x=",
+			Overrides: []string{"golang.org/x/net v0.49.0 => v0.60.0 (fixes GO-2026-6603)"}, GoLine: "1.25.10 => 1.26.0 (godebug default=go1.25; why)",
+		},
+		{Kind: Released, Upstream: "karmada", Module: "github.com/karmada-io/karmada", Version: "v1.18.2", Sum: "h1:x="},
 	}
 	for _, r := range tests {
 		t.Run(string(r.Kind), func(t *testing.T) {

@@ -41,14 +41,14 @@ func TestSignedReleaseVerifiesWithStockCosign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The pristine twins: copies of the stand-in binaries, so the table's
+	// The released twins: copies of the stand-in binaries, so the table's
 	// two sides are equal; its numbers are internal/supplychain/vulnreport's
 	// tests'.
 	pristineBin := t.TempDir()
 	for _, sh := range f.opts.Shipped {
 		for _, pkg := range sh.Upstream.Build {
 			copyBinary(t, filepath.Join(f.opts.Inputs.Bin, sh.Upstream.Name+"-"+sh.Pin.Version, sh.Upstream.BinaryName(pkg)),
-				filepath.Join(pristineBin, sh.Upstream.Name+"-"+sh.Pin.Version+"-pristine", sh.Upstream.BinaryName(pkg)))
+				filepath.Join(pristineBin, sh.Upstream.Name+"-"+sh.Pin.Version+"-released", sh.Upstream.BinaryName(pkg)))
 		}
 	}
 	f.opts.Vulnerabilities = ScanVulnerabilities(root, f.opts.Version, f.opts.Shipped, pristineBin)

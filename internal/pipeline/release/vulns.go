@@ -13,8 +13,9 @@ import (
 	"github.com/holdfast-dist/holdfast/internal/supplychain/vulnreport"
 )
 
-// DefaultPristineBin is where `make upstream-go-twins` builds the pristine
-// twins with the Go upstream's go line implies (build.UpstreamGo), apart
+// DefaultPristineBin is where `make upstream-go-twins` builds the released
+// twins (upstream's release, its own dependency versions) with the Go
+// upstream's go line implies (build.UpstreamGo), apart
 // from the e2e suites' twins in _output/bin, which build.Toolchain
 // compiles.
 const DefaultPristineBin = "_output/bin-upstream-go"
@@ -22,8 +23,8 @@ const DefaultPristineBin = "_output/bin-upstream-go"
 // ScanVulnerabilities is the Options.Vulnerabilities `holdfast release` uses:
 // govulncheck's report into the release folder, the gate, the OpenVEX
 // document that sign attaches to every image, and the notes' side-by-side
-// table of each shipped binary's pristine twin (in pristineBin, as
-// `holdfast build --pristine --bin pristineBin` leaves it) next to it. One
+// table of each shipped binary's released twin (in pristineBin, as
+// `holdfast build --released --bin pristineBin` leaves it) next to it. One
 // function, so the signed release test attaches what a real release
 // attaches.
 func ScanVulnerabilities(root, version string, shipped []Shipped, pristineBin string) func(ctx context.Context, stage string, bins []vulnreport.Binary) (string, error) {
@@ -66,9 +67,9 @@ func sideBySide(ctx context.Context, root string, shipped []Shipped, pristineBin
 	for _, sh := range shipped {
 		var paths []string
 		for _, pkg := range sh.Upstream.Build {
-			p := filepath.Join(pristineBin, pipeline.TreeDir(sh.Upstream, sh.Pin.Version, provenance.Pristine), sh.Upstream.BinaryName(pkg))
+			p := filepath.Join(pristineBin, pipeline.TreeDir(sh.Upstream, sh.Pin.Version, provenance.Released), sh.Upstream.BinaryName(pkg))
 			if _, err := os.Stat(p); err != nil {
-				return "", refuse("the side-by-side table needs the pristine twin of %s %s: %v (holdfast build --upstream %s --version %s --pristine --toolchain upstream --bin %s)",
+				return "", refuse("the side-by-side table needs the pristine twin of %s %s: %v (holdfast build --upstream %s --version %s --released --toolchain upstream --bin %s)",
 					sh.Upstream.Name, sh.Pin.Version, err, sh.Upstream.Name, sh.Pin.Version, pristineBin)
 			}
 			paths = append(paths, p)

@@ -125,7 +125,7 @@ func Ensure(ctx context.Context, r Request) (Result, error) {
 	// binaries or none.
 	if _, err := build.Build(ctx, build.Options{
 		Tree: r.Tree, Upstream: up, Pin: pin, Stamp: stamp, Out: out, Name: name, Log: r.Log,
-		Pristine: rec.Kind == provenance.Pristine,
+		Pristine: rec.Kind != provenance.Patched,
 	}); err != nil {
 		return Result{}, err
 	}
@@ -198,12 +198,12 @@ func key(provenanceFile []byte, packages, names []string, ldflags, goVersion str
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// folderName is <upstream>-<version>[-pristine]-<key>: readable, and one
-// per key.
+// folderName is <upstream>-<version>[-pristine|-released]-<key>:
+// readable, and one per key.
 func folderName(rec provenance.Record, key string) string {
 	name := rec.Upstream + "-" + rec.Version
-	if rec.Kind == provenance.Pristine {
-		name += "-pristine"
+	if rec.Kind != provenance.Patched {
+		name += "-" + string(rec.Kind)
 	}
 	return name + "-" + key
 }

@@ -20,7 +20,10 @@ import (
 const maxOutputLines = 40
 
 // Check builds (or reuses) the pin's patched and pristine trees and runs
-// the plan on both.
+// the plan on both. The released tree, upstream's own dependency versions,
+// answers what those versions decide: the GODEBUG defaults the shipped
+// binaries must keep, and whether an override importer's failure is
+// upstream's own.
 func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, pin pins.Pin) (*Result, error) {
 	r.Tags = pin.Tags
 	patched, err := c.Build(ctx, up, pin, provenance.Patched)
@@ -28,6 +31,10 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 		return nil, err
 	}
 	pristineTree, err := c.Build(ctx, up, pin, provenance.Pristine)
+	if err != nil {
+		return nil, err
+	}
+	released, err := c.Build(ctx, up, pin, provenance.Released)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +57,7 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 	}
 	// The shipped binaries keep upstream's GODEBUG defaults, whatever go
 	// line the overrides raised.
-	godebug, differ, err := r.compareGODEBUG(ctx, patched.Dir, pristineTree.Dir, up.Build)
+	godebug, differ, err := r.compareGODEBUG(ctx, patched.Dir, released.Dir, up.Build)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +94,7 @@ func Check(ctx context.Context, c pipeline.Config, r Runner, up *pins.Upstream, 
 		res.PatchedTime += Duration(imp.Duration)
 		impFailed, impBuild := imp.FailedTests(nil), append(slices.Clone(imp.BuildFailed), silentFailures(imp)...)
 		if len(impFailed) > 0 || len(impBuild) > 0 {
-			if impFailed, impBuild, res.Preexisting, err = r.discountPristine(ctx, pristineTree.Dir, patched.Record.Module, extra, impFailed, impBuild); err != nil {
+			if impFailed, impBuild, res.Preexisting, err = r.discountPristine(ctx, released.Dir, patched.Record.Module, extra, impFailed, impBuild); err != nil {
 				return nil, err
 			}
 		}
@@ -280,11 +287,12 @@ func (r *Result) fail(tree string, why, output []string) {
 }
 
 // discountPristine runs the tests of the override importers that failed on
-// the patched tree on the pristine twin as well: a test (or a package that
-// does not build) failing there too fails with upstream's own versions, so
-// the overrides did not cause it. Those are returned as preexisting and
-// left out of the upstream verdict; failures outside the importers, and
-// importer failures pristine does not share, stay.
+// the patched tree on the released tree as well (not the pristine twin,
+// which carries the overrides): a test (or a package that does not build)
+// failing there too fails with upstream's own versions, so the overrides
+// did not cause it. Those are returned as preexisting and left out of the
+// upstream verdict; failures outside the importers, and importer failures
+// the release does not share, stay.
 // ImporterTimeout bounds each package's tests in the override importers'
 // run (patched and pristine): long enough for a unit test package on a
 // loaded 2-core machine, short enough that a hanging upstream test costs
@@ -308,7 +316,7 @@ func silentFailures(run *Run) []string {
 	return out
 }
 
-func (r Runner) discountPristine(ctx context.Context, pristine, module string, importers, failed, buildFailed []string) (keep, keepBuild, preexisting []string, err error) {
+func (r Runner) discountPristine(ctx context.Context, released, module string, importers, failed, buildFailed []string) (keep, keepBuild, preexisting []string, err error) {
 	importPath := map[string]string{} // import path -> pattern
 	for _, p := range importers {
 		ip := module
@@ -326,7 +334,7 @@ func (r Runner) discountPristine(ctx context.Context, pristine, module string, i
 		}
 		// Carried libraries and overlay packages exist only in the
 		// patched tree: nothing to compare with.
-		if _, err := os.Stat(filepath.Join(pristine, filepath.FromSlash(p))); err == nil {
+		if _, err := os.Stat(filepath.Join(released, filepath.FromSlash(p))); err == nil {
 			seen[p] = true
 			pkgs = append(pkgs, p)
 		}
@@ -342,7 +350,7 @@ func (r Runner) discountPristine(ctx context.Context, pristine, module string, i
 		return failed, buildFailed, nil, nil
 	}
 	sort.Strings(pkgs)
-	base, err := r.GoTest(ctx, pristine, []string{"-timeout", importerTimeout}, pkgs)
+	base, err := r.GoTest(ctx, released, []string{"-timeout", importerTimeout}, pkgs)
 	if err != nil {
 		return nil, nil, nil, err
 	}

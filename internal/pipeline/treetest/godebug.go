@@ -51,10 +51,10 @@ func (r Runner) DefaultGODEBUG(ctx context.Context, tree string, pkgs []string) 
 }
 
 // compareGODEBUG lists each main package's DefaultGODEBUG in the patched
-// tree next to the pristine twin's (upstream's go.mod and go line) and
+// tree next to the released tree's (upstream's go.mod and go line) and
 // says which differ: a series may raise the go line only with the godebug
 // line that keeps upstream's defaults (internal/pipeline/overrides).
-func (r Runner) compareGODEBUG(ctx context.Context, patched, pristine string, pkgs []string) ([]GodebugResult, []string, error) {
+func (r Runner) compareGODEBUG(ctx context.Context, patched, released string, pkgs []string) ([]GodebugResult, []string, error) {
 	if len(pkgs) == 0 {
 		return nil, nil, nil
 	}
@@ -62,7 +62,7 @@ func (r Runner) compareGODEBUG(ctx context.Context, patched, pristine string, pk
 	if err != nil {
 		return nil, nil, err
 	}
-	u, err := r.DefaultGODEBUG(ctx, pristine, pkgs)
+	u, err := r.DefaultGODEBUG(ctx, released, pkgs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +72,7 @@ func (r Runner) compareGODEBUG(ctx context.Context, patched, pristine string, pk
 		g := GodebugResult{Package: pkg, Patched: p[pkg], Pristine: u[pkg]}
 		out = append(out, g)
 		if g.Patched != g.Pristine {
-			differ = append(differ, fmt.Sprintf("DefaultGODEBUG of %s differs from upstream's go line: patched %q, pristine %q", pkg, g.Patched, g.Pristine))
+			differ = append(differ, fmt.Sprintf("DefaultGODEBUG of %s differs from upstream's go line: patched %q, released %q", pkg, g.Patched, g.Pristine))
 		}
 	}
 	return out, differ, nil
